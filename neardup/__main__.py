@@ -1,0 +1,5 @@
+"""``python -m neardup`` runs the command line."""
+
+from neardup.cli import main
+
+main()

@@ -1,0 +1,65 @@
+"""All configuration in one place: typed defaults, read from ``NEARDUP_*`` environment variables.
+
+Command-line flags override the environment; nothing else reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Settings", "default_home"]
+
+ENV_PREFIX = "NEARDUP_"
+
+
+def default_home() -> Path:
+    """Where neardup keeps the embedded node's build and data (``NEARDUP_HOME`` overrides)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "neardup"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting neardup reads, with its default. Field ``es_url`` is ``NEARDUP_ES_URL``, etc."""
+
+    es_url: str = "http://127.0.0.1:9200"
+    es_username: str = ""
+    es_password: str = field(default="", repr=False)
+    es_api_key: str = field(default="", repr=False)
+    es_timeout: float = 10.0
+    es_retries: int = 3
+    api_key: str = field(default="", repr=False)
+    max_body_bytes: int = 16 * 1024 * 1024
+    max_documents_per_request: int = 5000
+    max_text_chars: int = 2_000_000
+    home: Path = field(default_factory=default_home)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """Read ``NEARDUP_<FIELD>`` variables; keyword overrides (flags) win over the environment.
+
+        >>> Settings.from_env({"NEARDUP_ES_URL": "http://es:9200", "NEARDUP_ES_RETRIES": "5"}).es_retries
+        5
+        """
+        source = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = source.get(ENV_PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = _coerce(f.name, raw, type(getattr(cls(), f.name)))
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def _coerce(name: str, raw: str, kind: type) -> Any:
+    try:
+        if kind is Path:
+            return Path(raw).expanduser()
+        if kind is bool:
+            return raw.lower() in {"1", "true", "yes", "on"}
+        return kind(raw)
+    except ValueError as exc:
+        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc

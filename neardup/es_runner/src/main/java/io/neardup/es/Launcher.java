@@ -1,0 +1,118 @@
+package io.neardup.es;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import org.elasticsearch.common.logging.LogConfigurator;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.env.Environment;
+import org.elasticsearch.node.EmbeddedNode;
+import org.elasticsearch.node.InternalSettingsPreparer;
+import org.elasticsearch.node.Node;
+import org.elasticsearch.plugins.Plugin;
+import org.elasticsearch.transport.netty4.Netty4Plugin;
+
+/**
+ * Starts N Elasticsearch nodes in this JVM, bound to loopback only, and keeps them up until the
+ * process is told to stop (SIGTERM runs the shutdown hook, which closes every node).
+ *
+ * <pre>java -cp ... io.neardup.es.Launcher --port 9200 --data DIR [--nodes 1] [--cluster-name neardup]</pre>
+ */
+public final class Launcher {
+    private static final List<Class<? extends Plugin>> PLUGINS =
+        List.of(Netty4Plugin.class, RootEndpointPlugin.class, HammingScriptPlugin.class);
+
+    private Launcher() {}
+
+    public static void main(String[] args) throws Exception {
+        int port = 9200;
+        int nodes = 1;
+        Integer transportPort = null;
+        Path data = null;
+        String clusterName = "neardup";
+        for (int i = 0; i < args.length; i += 2) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            if (value == null) {
+                usage("missing value after " + args[i]);
+            }
+            switch (args[i]) {
+                case "--port" -> port = Integer.parseInt(value);
+                case "--transport-port" -> transportPort = Integer.parseInt(value);
+                case "--nodes" -> nodes = Integer.parseInt(value);
+                case "--data" -> data = Path.of(value).toAbsolutePath();
+                case "--cluster-name" -> clusterName = value;
+                default -> usage("unknown option " + args[i]);
+            }
+        }
+        if (data == null) {
+            usage("--data is required");
+        }
+        if (nodes < 1 || nodes > 9) {
+            usage("--nodes must be between 1 and 9");
+        }
+        int firstTransport = transportPort != null ? transportPort : port + 100;
+
+        LogConfigurator.configureESLogging();
+        LogConfigurator.configureWithoutConfig(Settings.EMPTY);
+
+        List<String> names = new ArrayList<>();
+        List<String> seeds = new ArrayList<>();
+        for (int n = 0; n < nodes; n++) {
+            names.add("node-" + n);
+            seeds.add("127.0.0.1:" + (firstTransport + n));
+        }
+        List<Node> started = new ArrayList<>();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeAll(started), "neardup-es-shutdown"));
+        for (int n = 0; n < nodes; n++) {
+            Path config = Files.createDirectories(data.resolve("config"));
+            Settings.Builder settings = Settings.builder()
+                .put("path.home", data.toString())
+                .put("path.data", data.resolve(names.get(n)).toString())
+                .put("cluster.name", clusterName)
+                .put("node.name", names.get(n))
+                .put("network.host", "127.0.0.1")
+                .put("http.port", Integer.toString(port + n))
+                .put("transport.port", Integer.toString(firstTransport + n))
+                // a development node: never refuse writes because the disk of a shared machine is full-ish
+                .put("cluster.routing.allocation.disk.threshold_enabled", false)
+                .put("action.auto_create_index", true);
+            if (nodes == 1) {
+                settings.put("discovery.type", "single-node");
+            } else {
+                settings.putList("discovery.seed_hosts", seeds).putList("cluster.initial_master_nodes", names);
+            }
+            String nodeName = names.get(n);
+            Environment environment = InternalSettingsPreparer.prepareEnvironment(settings.build(), Map.of(), config, () -> nodeName);
+            Node node = new EmbeddedNode(environment, PLUGINS);
+            synchronized (started) {
+                started.add(node);
+            }
+            node.start();
+        }
+        System.out.println("neardup-es: started " + nodes + " node(s) at http://127.0.0.1:" + port);
+        System.out.flush();
+        new CountDownLatch(1).await();
+    }
+
+    private static void closeAll(List<Node> nodes) {
+        synchronized (nodes) {
+            for (Node node : nodes) {
+                try {
+                    node.close();
+                } catch (Exception e) {
+                    System.err.println("neardup-es: error closing a node: " + e);
+                }
+            }
+        }
+    }
+
+    private static void usage(String problem) {
+        System.err.println("neardup-es: " + problem);
+        System.err.println("usage: Launcher --port 9200 --data DIR [--nodes N] [--transport-port 9300] [--cluster-name NAME]");
+        System.exit(2);
+    }
+}

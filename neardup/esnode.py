@@ -1,0 +1,217 @@
+"""The embedded Elasticsearch: build the launcher with Maven, start it detached, find it, stop it.
+
+The launcher (``es_runner/``, a small Maven project) runs real Elasticsearch 8.x nodes from
+Elastic's jars on Maven Central inside one JVM, bound to 127.0.0.1. This module owns its life
+cycle; the state of a running node is a JSON file in its data directory (pid, port, url).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import psutil
+
+from .errors import EmbeddedESError
+
+__all__ = ["ES_VERSION", "NodeInfo", "build_runner", "running_node", "start", "stop"]
+
+ES_VERSION = "8.19.21"
+LAUNCHER_CLASS = "io.neardup.es.Launcher"
+RUNNER_SOURCE = Path(__file__).parent / "es_runner"
+STATE_FILE = "neardup-es.json"
+# Launchers outlive the command that started them by design; holding their Popen objects here
+# keeps Python from warning that a child is still running when the object is collected.
+_DETACHED: list[subprocess.Popen[bytes]] = []
+LOG_FILE = "neardup-es.log"
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    pid: int
+    port: int
+    nodes: int
+    url: str
+    data: str
+    started_at: float
+
+
+def _java() -> str:
+    java = shutil.which("java")
+    if java is None:
+        raise EmbeddedESError(
+            "Java not found: install a JDK 17 or newer (e.g. `apt-get install openjdk-17-jdk-headless`)"
+        )
+    return java
+
+
+def build_runner(home: Path) -> Path:
+    """Build the launcher into ``home/es-runner-<version>`` once; return that build directory.
+
+    Maven downloads the Elasticsearch jars on first use (about 45 MB) and caches them in ~/.m2.
+    """
+    build_dir = home / f"es-runner-{ES_VERSION}"
+    jar = build_dir / "neardup-es-runner-0.1.0.jar"
+    if jar.exists() and (build_dir / "lib").is_dir():
+        return build_dir
+    _java()
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise EmbeddedESError(
+            "Maven not found: install it (e.g. `apt-get install maven`) so neardup can fetch Elasticsearch"
+        )
+    build_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [mvn, "-q", "-B", "-f", str(RUNNER_SOURCE / "pom.xml"), f"-Dneardup.build.dir={build_dir}", "package"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not jar.exists():
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-20:])
+        raise EmbeddedESError("building the embedded Elasticsearch with Maven failed", tail)
+    return build_dir
+
+
+def _state_path(data: Path) -> Path:
+    return data / STATE_FILE
+
+
+def _is_launcher(pid: int) -> bool:
+    try:
+        cmdline = psutil.Process(pid).cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False
+    return LAUNCHER_CLASS in cmdline
+
+
+def running_node(data: Path) -> NodeInfo | None:
+    """The node recorded in ``data`` if its process is still alive, else None (stale state is removed)."""
+    path = _state_path(data)
+    try:
+        info = NodeInfo(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _is_launcher(info.pid):
+        return info
+    path.unlink(missing_ok=True)
+    return None
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # like the node itself: connections left in TIME_WAIT by a stopped node do not make it busy
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _health(url: str, timeout: float = 2.0) -> dict[str, object] | None:
+    try:
+        with urllib.request.urlopen(f"{url}/_cluster/health", timeout=timeout) as resp:
+            body = json.loads(resp.read())
+    except (OSError, ValueError, urllib.error.URLError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _log_tail(data: Path, lines: int = 15) -> str:
+    try:
+        text = (data / LOG_FILE).read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def start(
+    home: Path,
+    data: Path,
+    port: int = 9200,
+    nodes: int = 1,
+    heap: str = "1g",
+    timeout: float = 180.0,
+) -> tuple[NodeInfo, bool]:
+    """Start the embedded cluster (or find the one already running). Returns (info, started_now)."""
+    data = data.resolve()
+    current = running_node(data)
+    if current is not None:
+        return current, False
+    if nodes < 1 or nodes > 9:
+        raise EmbeddedESError("--nodes must be between 1 and 9")
+    java = _java()
+    for p in [*range(port, port + nodes), *range(port + 100, port + 100 + nodes)]:
+        if not _port_free(p):
+            raise EmbeddedESError(f"port {p} on 127.0.0.1 is busy; choose another with --port")
+    build_dir = build_runner(home)
+    data.mkdir(parents=True, exist_ok=True)
+    classpath = os.pathsep.join([str(build_dir / "neardup-es-runner-0.1.0.jar"), str(build_dir / "lib" / "*")])
+    cmd = [
+        java,
+        f"-Xms{heap}",
+        f"-Xmx{heap}",
+        "-XX:+UseG1GC",
+        "-Djava.awt.headless=true",
+        "-Dfile.encoding=UTF-8",
+        "-Dlog4j2.disable.jmx=true",
+        "-cp",
+        classpath,
+        LAUNCHER_CLASS,
+        "--port",
+        str(port),
+        "--nodes",
+        str(nodes),
+        "--data",
+        str(data),
+    ]
+    with open(data / LOG_FILE, "ab") as log:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    _DETACHED.append(proc)
+    url = f"http://127.0.0.1:{port}"
+    info = NodeInfo(pid=proc.pid, port=port, nodes=nodes, url=url, data=str(data), started_at=time.time())
+    _state_path(data).write_text(json.dumps(asdict(info)))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            _state_path(data).unlink(missing_ok=True)
+            raise EmbeddedESError(f"Elasticsearch exited with status {proc.returncode}", _log_tail(data))
+        health = _health(url)
+        if health and health.get("number_of_nodes") == nodes and health.get("status") in {"green", "yellow"}:
+            return info, True
+        time.sleep(0.5)
+    _terminate(proc.pid)
+    _state_path(data).unlink(missing_ok=True)
+    raise EmbeddedESError(f"Elasticsearch did not become healthy within {timeout:.0f}s", _log_tail(data))
+
+
+def _terminate(pid: int, grace: float = 30.0) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        psutil.Process(pid).wait(timeout=grace)
+    except psutil.NoSuchProcess:
+        return
+    except psutil.TimeoutExpired:
+        os.killpg(pid, signal.SIGKILL)
+
+
+def stop(data: Path) -> NodeInfo:
+    """Stop the node recorded in ``data``; raise if none runs there."""
+    data = data.resolve()
+    info = running_node(data)
+    if info is None:
+        raise EmbeddedESError(f"no embedded Elasticsearch is running from {data}")
+    _terminate(info.pid)
+    _state_path(data).unlink(missing_ok=True)
+    return info

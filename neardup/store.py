@@ -1,0 +1,83 @@
+"""Elasticsearch I/O shared by the CLI and the service: the client, index names, index set-up."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from elasticsearch import ApiError, Elasticsearch
+from elasticsearch import ConnectionError as ESConnectionError
+
+from neardup import mappings
+from .config import Settings
+from .errors import NeardupError, UsageError
+
+__all__ = ["ESUnavailable", "make_client", "setup_index", "validate_index_name"]
+
+# Elasticsearch's own rules: lowercase, no \ / * ? " < > | space , #, not starting with - _ +, not . or ..
+_INDEX_RE = re.compile(r"^(?![-_+.])[a-z0-9][a-z0-9._+-]{0,254}$|^[a-z0-9]$")
+
+
+class ESUnavailable(NeardupError):
+    """Elasticsearch could not be reached; ``url`` says where we looked (never with credentials)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"Elasticsearch at {url} is unavailable: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+def validate_index_name(name: str) -> str:
+    """Return ``name`` if Elasticsearch would accept it as an index name, else raise UsageError.
+
+    >>> validate_index_name("news-2024")
+    'news-2024'
+    >>> validate_index_name("News")
+    Traceback (most recent call last):
+    ...
+    neardup.errors.UsageError: invalid index name 'News': use lowercase letters, digits and . _ - + (not first)
+    """
+    if not isinstance(name, str) or not _INDEX_RE.match(name) or name in {".", ".."}:
+        raise UsageError(f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)")
+    return name
+
+
+def make_client(settings: Settings) -> Elasticsearch:
+    """One client per process/app, with retries on connection errors and timeouts."""
+    kwargs: dict[str, Any] = {
+        "request_timeout": settings.es_timeout,
+        "max_retries": settings.es_retries,
+        "retry_on_timeout": True,
+    }
+    if settings.es_api_key:
+        kwargs["api_key"] = settings.es_api_key
+    elif settings.es_username:
+        kwargs["basic_auth"] = (settings.es_username, settings.es_password)
+    return Elasticsearch(settings.es_url, **kwargs)
+
+
+def setup_index(client: Elasticsearch, index: str) -> bool:
+    """Install the component + index template and create ``index`` if missing. Idempotent.
+
+    Returns True when the index was created now. On an existing index the neardup fields are added
+    to its mapping (a no-op when present), so a user's own index can be prepared too.
+    """
+    validate_index_name(index)
+    try:
+        client.cluster.put_component_template(name=mappings.COMPONENT_NAME, **mappings.component_template())
+        client.indices.put_index_template(
+            name=mappings.index_template_name(index), **mappings.index_template(index)
+        )
+        if client.indices.exists(index=index):
+            props = mappings.component_template()["template"]["mappings"]["properties"]
+            client.indices.put_mapping(index=index, properties=props)
+            return False
+        try:
+            client.indices.create(index=index)
+        except ApiError as exc:
+            if exc.meta.status == 400 and "resource_already_exists_exception" in str(exc):
+                return False
+            raise
+        return True
+    except ESConnectionError as exc:
+        raise ESUnavailable(str(client.transport.node_pool.get().base_url), str(exc)) from exc

@@ -1,0 +1,134 @@
+"""One real Elasticsearch per test session.
+
+Chosen in this order: ``ES_URL`` if set; else a testcontainers Elasticsearch when a Docker engine
+answers; else the embedded runner (``neardup es start`` machinery) on a free port with a throw-away
+data directory. Its version is printed in the session header. Tests get a fresh index name each.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from neardup import esnode
+from neardup.config import default_home
+
+
+@dataclass
+class ESHandle:
+    url: str
+    kind: str
+    version: str
+    stop: Callable[[], None]
+
+
+_HANDLE: ESHandle | None = None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    # the embedded node also binds port + 100 for transport
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port + 100))
+        except OSError:
+            return _free_port()
+    return port
+
+
+def _docker_answers() -> bool:
+    """True when a Docker engine answers on DOCKER_HOST or the default unix socket."""
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    if not host.startswith("unix://"):
+        return True  # a remote engine was configured on purpose; testcontainers reports if it is down
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(3)
+        try:
+            sock.connect(host.removeprefix("unix://"))
+            sock.sendall(b"GET /_ping HTTP/1.0\r\n\r\n")
+            return sock.recv(16).startswith(b"HTTP/1.")
+        except OSError:
+            return False
+
+
+def _server_version(url: str) -> str:
+    with Elasticsearch(url, request_timeout=30) as client:
+        version: str = client.info()["version"]["number"]
+    return version
+
+
+def _start() -> ESHandle:
+    url = os.environ.get("ES_URL")
+    if url:
+        return ESHandle(url, "ES_URL", _server_version(url), lambda: None)
+    if _docker_answers():
+        from testcontainers.elasticsearch import ElasticSearchContainer
+
+        container = ElasticSearchContainer(f"docker.elastic.co/elasticsearch/elasticsearch:{esnode.ES_VERSION}")
+        container.with_env("ES_JAVA_OPTS", "-Xms1g -Xmx1g").start()
+        url = container.get_url()
+        return ESHandle(url, "testcontainers", _server_version(url), container.stop)
+    home = Path(os.environ.get("NEARDUP_HOME") or default_home())
+    data = Path(tempfile.mkdtemp(prefix="neardup-test-es-"))
+    info, _ = esnode.start(home, data, port=_free_port(), heap="1g")
+    return ESHandle(info.url, "embedded", _server_version(info.url), lambda: esnode.stop(data))
+
+
+def es_handle() -> ESHandle:
+    global _HANDLE
+    if _HANDLE is None:
+        _HANDLE = _start()
+    return _HANDLE
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if os.environ.get("NEARDUP_TEST_NO_ES"):
+        return "elasticsearch: not started (NEARDUP_TEST_NO_ES set); tests marked `es` are skipped"
+    handle = es_handle()
+    return f"elasticsearch: {handle.version} ({handle.kind}) at {handle.url}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("NEARDUP_TEST_NO_ES"):
+        skip = pytest.mark.skip(reason="NEARDUP_TEST_NO_ES is set")
+        for item in items:
+            if "es" in item.keywords:
+                item.add_marker(skip)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    global _HANDLE
+    if _HANDLE is not None:
+        _HANDLE.stop()
+        _HANDLE = None
+
+
+@pytest.fixture(scope="session")
+def es_url() -> str:
+    return es_handle().url
+
+
+@pytest.fixture(scope="session")
+def es(es_url: str) -> Iterator[Elasticsearch]:
+    client = Elasticsearch(es_url, request_timeout=60)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def index_name(es: Elasticsearch) -> Iterator[str]:
+    """A fresh index name; the index and its neardup index template are removed afterwards."""
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    yield name
+    es.indices.delete(index=name, ignore_unavailable=True)
+    es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{name}")
