@@ -40,7 +40,9 @@ def index_template(index: str) -> dict[str, Any]:
 
 
 def index_template_name(index: str) -> str:
-    """>>> index_template_name("news")
+    """The index template's name for ``index``.
+
+    >>> index_template_name("news")
     'neardup-news'
     """
     return f"neardup-{index}"

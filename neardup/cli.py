@@ -90,7 +90,9 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
     settings = settings_from(ctx)
     info, started = esnode.start(settings.home, _data_dir(settings, data), port=port, nodes=nodes, heap=heap)
     if started:
-        click.echo(f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})")
+        click.echo(
+            f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})"
+        )
     else:
         click.echo(f"already running: {info.url} (pid {info.pid}); nothing to do")
 

@@ -70,7 +70,15 @@ def build_runner(home: Path) -> Path:
             "Maven not found: install it (e.g. `apt-get install maven`) so neardup can fetch Elasticsearch"
         )
     build_dir.mkdir(parents=True, exist_ok=True)
-    cmd = [mvn, "-q", "-B", "-f", str(RUNNER_SOURCE / "pom.xml"), f"-Dneardup.build.dir={build_dir}", "package"]
+    cmd = [
+        mvn,
+        "-q",
+        "-B",
+        "-f",
+        str(RUNNER_SOURCE / "pom.xml"),
+        f"-Dneardup.build.dir={build_dir}",
+        "package",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not jar.exists():
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-20:])
@@ -152,7 +160,9 @@ def start(
             raise EmbeddedESError(f"port {p} on 127.0.0.1 is busy; choose another with --port")
     build_dir = build_runner(home)
     data.mkdir(parents=True, exist_ok=True)
-    classpath = os.pathsep.join([str(build_dir / "neardup-es-runner-0.1.0.jar"), str(build_dir / "lib" / "*")])
+    classpath = os.pathsep.join(
+        [str(build_dir / "neardup-es-runner-0.1.0.jar"), str(build_dir / "lib" / "*")]
+    )
     cmd = [
         java,
         f"-Xms{heap}",

@@ -38,7 +38,9 @@ def validate_index_name(name: str) -> str:
     neardup.errors.UsageError: invalid index name 'News': use lowercase letters, digits and . _ - + (not first)
     """
     if not isinstance(name, str) or not _INDEX_RE.match(name) or name in {".", ".."}:
-        raise UsageError(f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)")
+        raise UsageError(
+            f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)"
+        )
     return name
 
 

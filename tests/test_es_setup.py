@@ -17,7 +17,11 @@ def test_setup_creates_index_with_every_neardup_field(es: Elasticsearch, index_n
     es.index(
         index=index_name,
         id="a",
-        document={"title": "标题", "text": "正文", "neardup": {"fingerprint": -1, "cluster": "a", "b0": "ffff"}},
+        document={
+            "title": "标题",
+            "text": "正文",
+            "neardup": {"fingerprint": -1, "cluster": "a", "b0": "ffff"},
+        },
         refresh=True,
     )
     got = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]["neardup"]

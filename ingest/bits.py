@@ -1,0 +1,122 @@
+"""64-bit fingerprint arithmetic: Hamming distance, blocks, sub-blocks, signed/unsigned, hex.
+
+Elasticsearch ``long`` is signed, so fingerprints are stored as two's complement and converted
+back here. Pigeonhole: two fingerprints within 3 bits agree on at least one of 4 blocks of 16 bits;
+with one block equal and at most 3 differences in the other 48 bits, one of 4 sub-blocks of 12 bits
+is equal too.
+
+>>> hamming(0b1011, 0b0001)
+2
+>>> blocks(0x0123456789ABCDEF)
+(291, 17767, 35243, 52719)
+>>> [hex(b) for b in blocks(0x0123456789ABCDEF)]
+['0x123', '0x4567', '0x89ab', '0xcdef']
+>>> to_signed(0xFFFFFFFFFFFFFFFF), to_unsigned(-1)
+(-1, 18446744073709551615)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "BLOCKS",
+    "BLOCK_BITS",
+    "SUB_BITS",
+    "block_tokens",
+    "blocks",
+    "hamming",
+    "hamming_many",
+    "splitmix64",
+    "sub_block_tokens",
+    "sub_blocks",
+    "to_hex",
+    "to_signed",
+    "to_unsigned",
+]
+
+BLOCKS = 4
+BLOCK_BITS = 16
+SUB_BITS = 12
+_MASK64 = (1 << 64) - 1
+
+
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits of two 64-bit values (signed or unsigned)."""
+    return ((a ^ b) & _MASK64).bit_count()
+
+
+def hamming_many(query: int, values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]:
+    """Hamming distance of ``query`` to every value of a uint64 array, vectorised.
+
+    >>> hamming_many(0, np.array([0, 1, 3, 2**64 - 1], dtype=np.uint64)).tolist()
+    [0, 1, 2, 64]
+    """
+    x = np.bitwise_xor(values, np.uint64(to_unsigned(query)))
+    return np.bitwise_count(x).astype(np.uint8)
+
+
+def splitmix64(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The splitmix64 mixer, vectorised: a fixed, well-spread bijection of 64-bit values.
+
+    >>> splitmix64(np.array([0, 1], dtype=np.uint64)).tolist()
+    [16294208416658607535, 10451216379200822465]
+    """
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def to_signed(value: int) -> int:
+    value &= _MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def to_unsigned(value: int) -> int:
+    return value & _MASK64
+
+
+def to_hex(value: int) -> str:
+    """Sixteen lowercase hex digits.
+
+    >>> to_hex(-1)
+    'ffffffffffffffff'
+    """
+    return f"{to_unsigned(value):016x}"
+
+
+def blocks(value: int) -> tuple[int, int, int, int]:
+    """The four 16-bit blocks, most significant first."""
+    v = to_unsigned(value)
+    return (v >> 48 & 0xFFFF, v >> 32 & 0xFFFF, v >> 16 & 0xFFFF, v & 0xFFFF)
+
+
+def block_tokens(value: int, seed_index: int) -> list[str]:
+    """Keyword values for fields b0..b3: the block in hex, prefixed by the fingerprint's seed index.
+
+    >>> block_tokens(0x0123456789ABCDEF, 0)
+    ['0:0123', '0:4567', '0:89ab', '0:cdef']
+    """
+    return [f"{seed_index}:{b:04x}" for b in blocks(value)]
+
+
+def sub_blocks(value: int, block: int) -> tuple[int, int, int, int]:
+    """Four 12-bit sub-blocks of the 48 bits outside ``block`` (0..3)."""
+    v = to_unsigned(value)
+    shift = (3 - block) * BLOCK_BITS
+    rest = ((v >> (shift + BLOCK_BITS)) << shift) | (v & ((1 << shift) - 1))
+    return (rest >> 36 & 0xFFF, rest >> 24 & 0xFFF, rest >> 12 & 0xFFF, rest & 0xFFF)
+
+
+def sub_block_tokens(value: int, seed_index: int) -> list[str]:
+    """Keyword values for field ``sub``: for each block i, its 4 sub-blocks as ``seed:i.j:hex``.
+
+    >>> len(sub_block_tokens(12345, 0)), sub_block_tokens(0, 0)[0]
+    (16, '0:0.0:000')
+    """
+    return [
+        f"{seed_index}:{i}.{j}:{s:03x}" for i in range(BLOCKS) for j, s in enumerate(sub_blocks(value, i))
+    ]

@@ -1,0 +1,217 @@
+"""Offline batch clustering: block grouping by sort → verification → assignment without chaining.
+
+The same algorithm serves ``neardup cluster`` (a file), ``neardup dedupe`` (an existing index) and
+``neardup reconcile`` (stored fingerprints), so all three give the clusters a sequential ingest gives.
+
+1. **Candidates**: for every seed and each of the 4 blocks, sort the 16-bit block values and pair
+   documents with equal values. An oversized bucket (more than ``max_bucket`` members) is split again
+   by 12-bit sub-blocks of the other 48 bits (seed simhash-large-scale-dedup.txt §2.3).
+2. **Verify**: each candidate pair is checked (Hamming only, or Hamming + shingle sketch).
+3. **Assign** in document order, as ingest does: a document joins the cluster of its nearest verified
+   earlier match, provided it is still close to that cluster's first document (the canonical; the
+   drift guard); otherwise the next-nearest match is tried, and with none it starts its own cluster.
+   Links are verified pairs only, and the guard stops chains from drifting away from the canonical.
+
+>>> fps = np.array([0b1111, 0b1110, 1 << 63, 0b1111], dtype=np.uint64)
+>>> a = cluster_fingerprints(fps, max_distance=1)
+>>> a.cluster.tolist(), a.duplicate_of.tolist(), a.distance.tolist()
+([0, 0, 2, 0], [-1, 0, -1, 0], [0, 1, 0, 0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .bits import BLOCKS, hamming
+from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
+
+__all__ = ["Assignment", "assign", "candidate_pairs", "cluster_fingerprints", "cluster_records"]
+
+I64 = npt.NDArray[np.int64]
+DEFAULT_MAX_BUCKET = 256
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Per document (by position): cluster = position of its canonical document; duplicate_of =
+    position of its nearest verified match (−1 for canonicals); distance and similarity to it."""
+
+    cluster: I64
+    duplicate_of: I64
+    distance: npt.NDArray[np.int16]
+    similarity: npt.NDArray[np.float32]
+
+
+def _pairs_in_runs(positions: I64, sorted_keys: npt.NDArray[np.uint64]) -> tuple[I64, I64]:
+    """All pairs of ``positions`` whose (already sorted) keys are equal."""
+    out_a: list[I64] = []
+    out_b: list[I64] = []
+    d = 1
+    while d < sorted_keys.size:
+        idx = np.flatnonzero(sorted_keys[d:] == sorted_keys[:-d])
+        if idx.size == 0:
+            break
+        out_a.append(positions[idx])
+        out_b.append(positions[idx + d])
+        d += 1
+    if not out_a:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(out_a), np.concatenate(out_b)
+
+
+def _bucket_pairs(
+    keys: npt.NDArray[np.uint64], members: I64, rest: npt.NDArray[np.uint64], max_bucket: int
+) -> tuple[I64, I64]:
+    """Pairs among ``members`` with equal ``keys``. A bucket over ``max_bucket`` is split by the 12-bit
+    sub-blocks of ``rest`` (the other 48 bits): its pairs need an equal sub-block too."""
+    order = members[np.argsort(keys[members], kind="stable")]
+    k = keys[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    sizes = np.diff(np.r_[starts, k.size])
+    big = np.repeat(sizes > max_bucket, sizes)
+    outs = [_pairs_in_runs(order[~big], k[~big])]
+    big_order = order[big]
+    for j in range(4 if big_order.size else 0):
+        sub = (rest[big_order] >> np.uint64(12 * (3 - j))) & np.uint64(0xFFF)
+        combined = (keys[big_order] << np.uint64(12)) | sub
+        o = np.argsort(combined, kind="stable")
+        outs.append(_pairs_in_runs(big_order[o], combined[o]))
+    return np.concatenate([p[0] for p in outs]), np.concatenate([p[1] for p in outs])
+
+
+def candidate_pairs(
+    fingerprints: npt.NDArray[np.uint64],
+    valid: npt.NDArray[np.bool_] | None = None,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+) -> tuple[I64, I64]:
+    """Unique candidate pairs (i < j) of rows of ``fingerprints`` (shape (n, seeds), uint64) that share
+    a block under the same seed. Rows where ``valid`` is False take no part."""
+    fps = fingerprints.reshape(fingerprints.shape[0], -1)
+    n = fps.shape[0]
+    members = np.arange(n, dtype=np.int64) if valid is None else np.flatnonzero(valid).astype(np.int64)
+    outs_a: list[I64] = []
+    outs_b: list[I64] = []
+    for s in range(fps.shape[1]):
+        col = fps[:, s]
+        for blk in range(BLOCKS):
+            shift = np.uint64(16 * (3 - blk))
+            keys = (col >> shift) & np.uint64(0xFFFF)
+            low = col & ((np.uint64(1) << shift) - np.uint64(1))
+            rest = ((col >> (shift + np.uint64(16))) << shift) | low if blk else low
+            a, b = _bucket_pairs(keys, members, rest, max_bucket)
+            outs_a.append(a)
+            outs_b.append(b)
+    if not outs_a:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a = np.concatenate(outs_a)
+    b = np.concatenate(outs_b)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    packed = np.unique(lo * np.int64(n) + hi)
+    return packed // n, packed % n
+
+
+def assign(
+    n: int, i: I64, j: I64, distance: npt.ArrayLike, similarity: npt.ArrayLike, guard: bool = True
+) -> Assignment:
+    """Sequential assignment from verified pairs (i < j), in document order (see module doc)."""
+    cluster = np.arange(n, dtype=np.int64)
+    duplicate_of = np.full(n, -1, dtype=np.int64)
+    dist_out = np.zeros(n, dtype=np.int16)
+    sim_out = np.zeros(n, dtype=np.float32)
+    if len(i) == 0:
+        return Assignment(cluster, duplicate_of, dist_out, sim_out)
+    dist = np.asarray(distance, dtype=np.int16)
+    sim = np.asarray(similarity, dtype=np.float32)
+    order = np.lexsort((i, dist, -sim, j))  # by later doc, then best match first
+    i, j, dist, sim = i[order], j[order], dist[order], sim[order]
+    starts = np.flatnonzero(np.r_[True, j[1:] != j[:-1]])
+    ends = np.r_[starts[1:], j.size]
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        doc = int(j[s])
+        for k, m in enumerate(i[s:e].tolist()):
+            canonical = int(cluster[m])
+            if guard is None or canonical == m or guard(doc, canonical):
+                cluster[doc] = canonical
+                duplicate_of[doc] = m
+                dist_out[doc] = dist[s + k]
+                sim_out[doc] = sim[s + k]
+                break
+    return Assignment(cluster, duplicate_of, dist_out, sim_out)
+
+
+def cluster_fingerprints(
+    fingerprints: npt.NDArray[np.uint64],
+    max_distance: int = 3,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    guard: bool = True,
+) -> Assignment:
+    """Cluster bare 64-bit fingerprints: candidates by blocks, verified by Hamming distance alone."""
+    fps = np.ascontiguousarray(fingerprints, dtype=np.uint64).reshape(-1)
+    i, j = candidate_pairs(fps.reshape(-1, 1), max_bucket=max_bucket)
+    dist = np.bitwise_count(fps[i] ^ fps[j]).astype(np.int16)
+    keep = dist <= max_distance
+    i, j, dist = i[keep], j[keep], dist[keep]
+    values = fps.tolist()
+
+    def near_canonical(doc: int, canonical: int) -> bool:
+        return hamming(values[doc], values[canonical]) <= 2 * max_distance
+
+    return assign(fps.size, i, j, dist, 1.0 - dist / 64.0, guard=near_canonical)
+
+
+def cluster_records(
+    records: Sequence[Comparable],
+    seeds_of: Callable[[Comparable], Sequence[int]],
+    config: VerifyConfig,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    guard: bool = True,
+) -> Assignment:
+    """Cluster fingerprint records (text mode): block candidates over all seeds, then :func:`verify`.
+
+    Too-short records never enter the block stage; equal exact hashes join them to the first such one.
+    """
+    n = len(records)
+    valid = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=n)
+    width = max((len(seeds_of(r)) for r in records if r.status == "ok"), default=1)
+    fps = np.zeros((n, width), dtype=np.uint64)
+    for row, r in enumerate(records):
+        if r.status == "ok":
+            fps[row, :] = seeds_of(r)
+    ci, cj = (
+        candidate_pairs(fps, valid, max_bucket)
+        if valid.any()
+        else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    )
+    first_exact: dict[str, int] = {}
+    extra_i: list[int] = []
+    extra_j: list[int] = []
+    for row, r in enumerate(records):
+        if r.status != "ok":
+            first = first_exact.setdefault(r.exact, row)
+            if first != row:
+                extra_i.append(first)
+                extra_j.append(row)
+    ci = np.concatenate([ci, np.asarray(extra_i, dtype=np.int64)])
+    cj = np.concatenate([cj, np.asarray(extra_j, dtype=np.int64)])
+    keep_i: list[int] = []
+    keep_j: list[int] = []
+    dists: list[int] = []
+    sims: list[float] = []
+    for a, b in zip(ci.tolist(), cj.tolist(), strict=True):
+        match: Match | None = verify(records[a], records[b], config)
+        if match is not None:
+            keep_i.append(a)
+            keep_j.append(b)
+            dists.append(match.distance)
+            sims.append(match.similarity)
+
+    def near_canonical(doc: int, canonical: int) -> bool:
+        return close_to_canonical(records[doc], records[canonical], config)
+
+    return assign(
+        n, np.asarray(keep_i, np.int64), np.asarray(keep_j, np.int64), dists, sims, near_canonical if guard else None
+    )

@@ -1,0 +1,135 @@
+"""From text to a fingerprint record: normalise → segment → weigh → hash → fingerprints + sketch.
+
+>>> fp = Fingerprinter.default()
+>>> rec = fp.fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。", title="国务院常务会议")
+>>> rec.status, len(rec.fingerprints), rec.version == fp.version
+('ok', 16, True)
+>>> fp.fingerprint("，，。").status
+'too_short'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+
+import numpy as np
+import numpy.typing as npt
+import xxhash
+
+from . import bits
+from .normalize import content_chars, normalize
+from .segment import Segmenter
+from .simhash import simhash
+from .sketch import encode_sketch, shingle_sketch
+from .weights import IdfTable, WeightConfig, weigh
+
+__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Record"]
+
+#: bump on any change to normalisation, segmentation, weighting or hashing code
+ALGORITHM = 1
+
+
+@dataclass(frozen=True)
+class FingerprintConfig:
+    """Settings that shape a fingerprint; all of them go into the version string."""
+
+    weights: WeightConfig = field(default_factory=WeightConfig)
+    seeds: int = 16
+    min_chars: int = 10
+    min_features: int = 3
+    idf_name: str = "jieba"
+
+    def describe(self) -> str:
+        return (
+            f"a{ALGORITHM};seeds={self.seeds};min={self.min_chars},{self.min_features};"
+            f"idf={self.idf_name};{self.weights.describe()}"
+        )
+
+
+@dataclass(frozen=True)
+class Record:
+    """What neardup stores per document and compares: fingerprints (seed 0 first, unsigned),
+    the shingle sketch, the exact hash of the content characters, status and version."""
+
+    fingerprints: tuple[int, ...]
+    sketch: npt.NDArray[np.uint32]
+    exact: str
+    status: str
+    version: str
+    features: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def fingerprint(self) -> int:
+        return self.fingerprints[0] if self.fingerprints else 0
+
+    def block_tokens(self) -> list[list[str]]:
+        """Values of fields b0..b3: per block position, one token per seed (empty when too short)."""
+        if self.status != "ok":
+            return [[], [], [], []]
+        per_seed = [bits.block_tokens(fp, i) for i, fp in enumerate(self.fingerprints)]
+        return [[toks[b] for toks in per_seed] for b in range(bits.BLOCKS)]
+
+    def as_fields(self) -> dict[str, object]:
+        """The ``neardup.*`` fields (without cluster assignment) for Elasticsearch."""
+        b = self.block_tokens()
+        ok = self.status == "ok"
+        return {
+            "fingerprint": [bits.to_signed(f) for f in self.fingerprints] if ok else [],
+            "hex": bits.to_hex(self.fingerprint) if ok else None,
+            "b0": b[0],
+            "b1": b[1],
+            "b2": b[2],
+            "b3": b[3],
+            "sub": bits.sub_block_tokens(self.fingerprint, 0) if ok else [],
+            "status": self.status,
+            "version": self.version,
+            "exact": self.exact,
+            "minhash": encode_sketch(self.sketch),
+        }
+
+
+class Fingerprinter:
+    """Holds the segmenter, the IDF table and the config; turns text into :class:`Record`."""
+
+    def __init__(self, config: FingerprintConfig, idf: IdfTable, segmenter: Segmenter) -> None:
+        if config.seeds < 1:
+            raise ValueError("seeds must be at least 1")
+        self.config = config
+        self.idf = idf
+        self.segmenter = segmenter
+        self._seeds = tuple(range(config.seeds))
+
+    @classmethod
+    def default(cls, config: FingerprintConfig | None = None, idf: IdfTable | None = None) -> Fingerprinter:
+        return cls(config or FingerprintConfig(), idf or _jieba_idf(), Segmenter.default())
+
+    @cached_property
+    def version(self) -> str:
+        """``nd<ALGORITHM>-<8 hex>``: equal versions give equal fingerprints for equal input."""
+        return f"nd{ALGORITHM}-{xxhash.xxh3_64_hexdigest(self.config.describe().encode())[:8]}"
+
+    def fingerprint(self, text: str, title: str | None = None, explain: int = 0) -> Record:
+        """Fingerprint one document; ``explain`` > 0 keeps that many top-weighted features."""
+        normalized = normalize(text)
+        chars = content_chars(normalized)
+        exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
+        sketch = shingle_sketch(chars)
+        tokens, signals = self.segmenter.tokens_and_signals(normalized)
+        title_words = (
+            frozenset(t.word for t in self.segmenter.tokens(normalize(title)))
+            if title and self.config.weights.title
+            else frozenset()
+        )
+        weights = weigh(tokens, signals, self.idf, self.config.weights, title_words)
+        top: tuple[tuple[str, float], ...] = ()
+        if explain:
+            top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain])
+        if len(chars) < self.config.min_chars or len(weights) < self.config.min_features:
+            return Record((), sketch, exact, "too_short", self.version, top)
+        return Record(tuple(simhash(weights, self._seeds)), sketch, exact, "ok", self.version, top)
+
+
+@cache
+def _jieba_idf() -> IdfTable:
+    return IdfTable.jieba_default()

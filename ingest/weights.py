@@ -1,0 +1,204 @@
+"""Feature weights: ``w(t) = tf · idf · w_pos · w_len · w_signal · w_title`` (DESIGN §2.3).
+
+Every factor can be switched off in :class:`WeightConfig`, so the evaluation can show what each buys.
+
+>>> from ingest.segment import Token
+>>> toks = [Token("北京", "ns", 0), Token("北京", "ns", 0), Token("发表", "v", 1)]
+>>> w = weigh(toks, set(), IdfTable({"北京": 2.0, "发表": 4.0}), WeightConfig(length="off"), title_words=frozenset())
+>>> sorted(w.items())
+[('北京', 8.0), ('发表', 4.8)]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+import jieba
+
+from .segment import Token
+
+__all__ = ["DEFAULT_POS_WEIGHTS", "IdfTable", "WeightConfig", "fit_idf", "length_weight", "weigh"]
+
+LengthMode = Literal["minmax", "normal", "off"]
+
+#: part-of-speech weights by the first letters of jieba's tag (longest prefix wins)
+DEFAULT_POS_WEIGHTS: Mapping[str, float] = {
+    "nr": 2.0,  # person names
+    "ns": 2.0,  # places
+    "nt": 2.0,  # organisations
+    "nz": 1.8,  # other proper nouns (also words only the HMM found)
+    "n": 1.5,
+    "vn": 1.4,
+    "v": 1.2,
+    "eng": 1.5,
+    "a": 1.0,
+    "i": 1.2,  # idioms
+    "l": 1.2,
+    "j": 1.5,  # abbreviations
+    "t": 0.8,
+    "m": 0.6,
+    "q": 0.4,
+    "d": 0.5,
+    "r": 0.3,
+    "p": 0.3,
+    "c": 0.3,
+    "u": 0.2,
+    "y": 0.2,
+    "e": 0.2,
+    "o": 0.3,
+    "f": 0.5,
+    "x": 0.5,
+}
+
+# seed simhash-large-scale-dedup.txt §2.2: term lengths fitted to N(4.51, 2.207²)
+_LEN_MU = 4.51
+_LEN_SIGMA = 2.207
+
+
+@dataclass(frozen=True)
+class WeightConfig:
+    """Which weight factors apply, and their constants. Part of the fingerprint version."""
+
+    tf: bool = True
+    idf: bool = True
+    pos: bool = True
+    length: LengthMode = "normal"
+    signal: bool = True
+    title: bool = True
+    signal_factor: float = 5.0
+    title_factor: float = 5.0
+    pos_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_POS_WEIGHTS))
+
+    def describe(self) -> str:
+        """A stable text form of every setting (hashed into the fingerprint version)."""
+        data = asdict(self)
+        data["pos_weights"] = sorted(self.pos_weights.items())
+        return repr(sorted(data.items()))
+
+
+class IdfTable:
+    """Word → inverse document frequency; unknown words get the median (as jieba.analyse does).
+
+    >>> IdfTable({"a": 1.0, "b": 3.0, "c": 5.0})["zzz"]
+    3.0
+    """
+
+    __slots__ = ("median", "values")
+
+    def __init__(self, values: Mapping[str, float]) -> None:
+        self.values = dict(values)
+        ordered = sorted(self.values.values())
+        self.median = ordered[len(ordered) // 2] if ordered else 1.0
+
+    def __getitem__(self, word: str) -> float:
+        return self.values.get(word, self.median)
+
+    @classmethod
+    def parse(cls, lines: Iterable[str]) -> IdfTable:
+        """Read ``word idf`` lines (jieba's idf.txt format).
+
+        >>> IdfTable.parse(["北京 5.5", "", "上海 6.0"]).values
+        {'北京': 5.5, '上海': 6.0}
+        """
+        values: dict[str, float] = {}
+        for line in lines:
+            parts = line.split()
+            if len(parts) == 2:
+                values[parts[0]] = float(parts[1])
+        return cls(values)
+
+    @classmethod
+    def jieba_default(cls) -> IdfTable:
+        """The IDF table jieba ships (``jieba/analyse/idf.txt``)."""
+        path = os.path.join(os.path.dirname(jieba.__file__), "analyse", "idf.txt")
+        with open(path, encoding="utf-8") as handle:
+            return cls.parse(handle)
+
+    def dump(self) -> str:
+        """jieba's idf.txt format, words sorted."""
+        return "".join(f"{w} {v:.6f}\n" for w, v in sorted(self.values.items()))
+
+
+def fit_idf(documents: Iterable[Sequence[str]]) -> IdfTable:
+    """Learn IDF from tokenised documents, smoothed: ``1 + log((N + 1) / (df + 1))``.
+
+    A word in every document keeps weight 1 rather than 0, so boilerplate-only text still hashes.
+
+    >>> dict(sorted((w, round(v, 3)) for w, v in fit_idf([["a", "b"], ["a"]]).values.items()))
+    {'a': 1.0, 'b': 1.405}
+    """
+    df: Counter[str] = Counter()
+    n = 0
+    for words in documents:
+        n += 1
+        df.update(set(words))
+    return IdfTable({w: 1.0 + math.log((n + 1) / (c + 1)) for w, c in df.items()})
+
+
+def length_weight(length: int, mode: LengthMode, shortest: int = 1, longest: int = 1) -> float:
+    """Word-length factor.
+
+    ``minmax`` (seed improved-simhash-weights.txt §3.2.1): ``1 + (len − min) / (max − min)`` over the
+    document's words; ``normal`` (seed simhash-large-scale-dedup.txt, eq. 6): ``1 + N(len; 4.51, 2.207)``
+    scaled so its peak is 1.
+
+    >>> length_weight(1, "minmax", 1, 5), length_weight(5, "minmax", 1, 5)
+    (1.0, 2.0)
+    >>> round(length_weight(4, "normal"), 3), round(length_weight(1, "normal"), 3)
+    (1.974, 1.282)
+    """
+    if mode == "off":
+        return 1.0
+    if mode == "minmax":
+        return 1.0 if longest <= shortest else 1.0 + (length - shortest) / (longest - shortest)
+    return 1.0 + math.exp(-((length - _LEN_MU) ** 2) / (2 * _LEN_SIGMA**2))
+
+
+def _pos_weight(tag: str, table: Mapping[str, float]) -> float:
+    for size in (3, 2, 1):
+        value = table.get(tag[:size])
+        if value is not None:
+            return value
+    return 1.0
+
+
+def weigh(
+    tokens: Sequence[Token],
+    signal_sentences: set[int],
+    idf: IdfTable,
+    config: WeightConfig,
+    title_words: frozenset[str],
+) -> dict[str, float]:
+    """Weight of every distinct token of one document."""
+    counts: Counter[str] = Counter()
+    tags: dict[str, str] = {}
+    signalled: set[str] = set()
+    for token in tokens:
+        counts[token.word] += 1
+        tags[token.word] = token.tag
+        if token.sentence in signal_sentences:
+            signalled.add(token.word)
+    if not counts:
+        return {}
+    lengths = [len(w) for w in counts]
+    shortest, longest = min(lengths), max(lengths)
+    pos_table = config.pos_weights
+    weights: dict[str, float] = {}
+    for word, count in counts.items():
+        w = float(count) if config.tf else 1.0
+        if config.idf:
+            w *= idf[word]
+        if config.pos:
+            w *= _pos_weight(tags[word], pos_table)
+        w *= length_weight(len(word), config.length, shortest, longest)
+        if config.signal and word in signalled:
+            w *= config.signal_factor
+        if config.title and word in title_words:
+            w *= config.title_factor
+        weights[word] = w
+    return weights

@@ -1,0 +1,174 @@
+"""The methods compared by ``neardup eval``: neardup (full, each factor off, each verification
+choice), plain TF SimHash, char-3-gram MinHash LSH (datasketch) and exact hashing.
+
+Documents are segmented once; each weight configuration then only re-weighs and re-hashes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+import xxhash
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.normalize import content_chars, normalize
+from neardup.ingest.segment import Segmenter, Token
+from neardup.ingest.simhash import simhash
+from neardup.ingest.sketch import shingle_sketch
+from neardup.ingest.verify import VerifyConfig
+from neardup.ingest.weights import IdfTable, WeightConfig, fit_idf, weigh
+
+from .metrics import Scores, pairwise_scores
+from .sets import Doc
+
+__all__ = ["Prepared", "Result", "prepare", "run_methods"]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Per document: tokens, signal sentences, title words, content characters, sketch, exact hash."""
+
+    tokens: list[list[Token]]
+    signals: list[set[int]]
+    titles: list[frozenset[str]]
+    chars: list[str]
+    sketches: list[npt.NDArray[np.uint32]]
+    exact: list[str]
+    groups: list[str]
+
+
+@dataclass(frozen=True)
+class Result:
+    method: str
+    scores: Scores
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Rec:
+    fingerprints: tuple[int, ...]
+    sketch: npt.NDArray[np.uint32]
+    exact: str
+    status: str
+
+    @property
+    def fingerprint(self) -> int:
+        return self.fingerprints[0] if self.fingerprints else 0
+
+
+def prepare(docs: Sequence[Doc], segmenter: Segmenter) -> Prepared:
+    tokens, signals, titles, chars, sketches, exact = [], [], [], [], [], []
+    for d in docs:
+        normalized = normalize(d.text)
+        t, s = segmenter.tokens_and_signals(normalized)
+        tokens.append(t)
+        signals.append(s)
+        titles.append(frozenset(x.word for x in segmenter.tokens(normalize(d.title))))
+        c = content_chars(normalized)
+        chars.append(c)
+        sketches.append(shingle_sketch(c))
+        exact.append(xxhash.xxh3_64_hexdigest(c.encode()))
+    return Prepared(tokens, signals, titles, chars, sketches, exact, [d.group for d in docs])
+
+
+def _records(p: Prepared, idf: IdfTable, weights: WeightConfig, seeds: int, min_chars: int = 10) -> list[_Rec]:
+    out = []
+    seed_list = tuple(range(seeds))
+    for k in range(len(p.tokens)):
+        w = weigh(p.tokens[k], p.signals[k], idf, weights, p.titles[k])
+        if len(p.chars[k]) < min_chars or len(w) < 3:
+            out.append(_Rec((), p.sketches[k], p.exact[k], "too_short"))
+        else:
+            out.append(_Rec(tuple(simhash(w, seed_list)), p.sketches[k], p.exact[k], "ok"))
+    return out
+
+
+def _components(n: int, i: Sequence[int], j: Sequence[int]) -> npt.NDArray[np.int32]:
+    graph = coo_matrix((np.ones(len(i)), (np.asarray(i), np.asarray(j))), shape=(n, n))
+    labels: npt.NDArray[np.int32] = connected_components(graph, directed=False)[1]
+    return labels
+
+
+def _neardup(
+    p: Prepared, idf: IdfTable, weights: WeightConfig, seeds: int, verify: VerifyConfig, guard: bool = True
+) -> list[int]:
+    recs = _records(p, idf, weights, seeds)
+    return cluster_records(recs, lambda r: r.fingerprints, verify, guard=guard).cluster.tolist()
+
+
+def _plain_tf_simhash(p: Prepared, idf: IdfTable) -> list[int]:
+    """The seeds' "traditional SimHash": TF weights, one fingerprint, Hamming <= 3, transitive closure."""
+    tf_only = WeightConfig(idf=False, pos=False, length="off", signal=False, title=False)
+    recs = _records(p, idf, tf_only, 1)
+    hamming_only = VerifyConfig(use_sketch=False)
+    a = cluster_records(recs, lambda r: r.fingerprints, hamming_only, guard=False)
+    n = len(recs)
+    linked = np.flatnonzero(a.duplicate_of >= 0)
+    return _components(n, linked.tolist(), a.duplicate_of[linked].tolist()).tolist()
+
+
+def _minhash_lsh(p: Prepared, threshold: float = 0.5) -> list[int]:
+    from datasketch import MinHash, MinHashLSH
+
+    lsh = MinHashLSH(threshold=threshold, num_perm=128)
+    hashes = []
+    for k, chars in enumerate(p.chars):
+        m = MinHash(num_perm=128)
+        grams = {chars[x : x + 3] for x in range(max(1, len(chars) - 2))}
+        m.update_batch([g.encode("utf-8") for g in grams])
+        lsh.insert(str(k), m)
+        hashes.append(m)
+    i, j = [], []
+    for k, m in enumerate(hashes):
+        for other in lsh.query(m):
+            o = int(other)
+            if o != k:
+                i.append(k)
+                j.append(o)
+    return _components(len(hashes), i, j).tolist()
+
+
+def _exact(p: Prepared) -> list[str]:
+    return list(p.exact)
+
+
+def run_methods(p: Prepared, corpus_idf: bool = True, only: Sequence[str] | None = None) -> list[Result]:
+    """Run every method on prepared documents; ``only`` restricts to method names given."""
+    jieba_idf = IdfTable.jieba_default()
+    fitted = fit_idf([[t.word for t in toks] for toks in p.tokens])
+    full = WeightConfig()
+    default_verify = VerifyConfig()
+    methods: dict[str, Callable[[], Sequence[object]]] = {
+        "neardup (full weights, 16 seeds, sketch verify)": lambda: _neardup(p, jieba_idf, full, 16, default_verify),
+        "neardup + corpus IDF (idf fit)": lambda: _neardup(p, fitted, full, 16, default_verify),
+        "  - idf off": lambda: _neardup(p, jieba_idf, replace(full, idf=False), 16, default_verify),
+        "  - pos off": lambda: _neardup(p, jieba_idf, replace(full, pos=False), 16, default_verify),
+        "  - length off": lambda: _neardup(p, jieba_idf, replace(full, length="off"), 16, default_verify),
+        "  - length minmax (seed 000)": lambda: _neardup(p, jieba_idf, replace(full, length="minmax"), 16, default_verify),
+        "  - signal off": lambda: _neardup(p, jieba_idf, replace(full, signal=False), 16, default_verify),
+        "  - title off": lambda: _neardup(p, jieba_idf, replace(full, title=False), 16, default_verify),
+        "  verify: Hamming<=3 only, 1 seed": lambda: _neardup(p, jieba_idf, full, 1, VerifyConfig(use_sketch=False)),
+        "  verify: Hamming<=3 only, 16 seeds": lambda: _neardup(p, jieba_idf, full, 16, VerifyConfig(use_sketch=False)),
+        "  verify: sketch, 1 seed": lambda: _neardup(p, jieba_idf, full, 1, default_verify),
+        "  verify: sketch, 8 seeds": lambda: _neardup(p, jieba_idf, full, 8, default_verify),
+        "  verify: sketch, no canonical guard": lambda: _neardup(p, jieba_idf, full, 16, default_verify, guard=False),
+        "plain TF SimHash (k=3, transitive)": lambda: _plain_tf_simhash(p, jieba_idf),
+        "char-3-gram MinHash LSH (datasketch, t=0.5)": lambda: _minhash_lsh(p),
+        "exact hashing": lambda: _exact(p),
+    }
+    if not corpus_idf:
+        methods.pop("neardup + corpus IDF (idf fit)")
+    results = []
+    for name, run in methods.items():
+        if only and not any(o in name for o in only):
+            continue
+        start = time.perf_counter()
+        labels = run()
+        results.append(Result(name, pairwise_scores(p.groups, list(labels)), time.perf_counter() - start))
+    return results
