@@ -117,6 +117,4 @@ def sub_block_tokens(value: int, seed_index: int) -> list[str]:
     >>> len(sub_block_tokens(12345, 0)), sub_block_tokens(0, 0)[0]
     (16, '0:0.0:000')
     """
-    return [
-        f"{seed_index}:{i}.{j}:{s:03x}" for i in range(BLOCKS) for j, s in enumerate(sub_blocks(value, i))
-    ]
+    return [f"{seed_index}:{i}.{j}:{s:03x}" for i in range(BLOCKS) for j, s in enumerate(sub_blocks(value, i))]

@@ -20,7 +20,7 @@ The same algorithm serves ``neardup cluster`` (a file), ``neardup dedupe`` (an e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +29,15 @@ import numpy.typing as npt
 from .bits import BLOCKS, hamming
 from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
 
-__all__ = ["Assignment", "assign", "candidate_pairs", "cluster_fingerprints", "cluster_records"]
+__all__ = [
+    "Assignment",
+    "assign",
+    "candidate_pairs",
+    "cluster_fingerprints",
+    "cluster_records",
+    "iter_candidate_pairs",
+    "unique_pairs",
+]
 
 I64 = npt.NDArray[np.int64]
 DEFAULT_MAX_BUCKET = 256
@@ -83,18 +91,16 @@ def _bucket_pairs(
     return np.concatenate([p[0] for p in outs]), np.concatenate([p[1] for p in outs])
 
 
-def candidate_pairs(
+def iter_candidate_pairs(
     fingerprints: npt.NDArray[np.uint64],
     valid: npt.NDArray[np.bool_] | None = None,
     max_bucket: int = DEFAULT_MAX_BUCKET,
-) -> tuple[I64, I64]:
-    """Unique candidate pairs (i < j) of rows of ``fingerprints`` (shape (n, seeds), uint64) that share
-    a block under the same seed. Rows where ``valid`` is False take no part."""
+) -> Iterator[tuple[I64, I64]]:
+    """Candidate pairs of rows of ``fingerprints`` (shape (n, seeds), uint64) sharing a block under the
+    same seed, one (seed, block) table at a time and not deduplicated across tables, so a caller can
+    filter each chunk before keeping it. Rows where ``valid`` is False take no part."""
     fps = fingerprints.reshape(fingerprints.shape[0], -1)
-    n = fps.shape[0]
-    members = np.arange(n, dtype=np.int64) if valid is None else np.flatnonzero(valid).astype(np.int64)
-    outs_a: list[I64] = []
-    outs_b: list[I64] = []
+    members = np.arange(fps.shape[0], dtype=np.int64) if valid is None else np.flatnonzero(valid).astype(np.int64)
     for s in range(fps.shape[1]):
         col = fps[:, s]
         for blk in range(BLOCKS):
@@ -102,16 +108,33 @@ def candidate_pairs(
             keys = (col >> shift) & np.uint64(0xFFFF)
             low = col & ((np.uint64(1) << shift) - np.uint64(1))
             rest = ((col >> (shift + np.uint64(16))) << shift) | low if blk else low
-            a, b = _bucket_pairs(keys, members, rest, max_bucket)
-            outs_a.append(a)
-            outs_b.append(b)
-    if not outs_a:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    a = np.concatenate(outs_a)
-    b = np.concatenate(outs_b)
+            yield _bucket_pairs(keys, members, rest, max_bucket)
+
+
+def unique_pairs(a: I64, b: I64, n: int) -> tuple[I64, I64]:
+    """Pairs as (low, high) positions, each once.
+
+    >>> [x.tolist() for x in unique_pairs(np.array([2, 0, 1]), np.array([0, 2, 3]), 4)]
+    [[0, 1], [2, 3]]
+    """
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    packed = np.unique(lo * np.int64(n) + hi)
+    packed = np.sort(lo * np.int64(n) + hi)
+    packed = packed[np.r_[True, packed[1:] != packed[:-1]]] if packed.size else packed
     return packed // n, packed % n
+
+
+def candidate_pairs(
+    fingerprints: npt.NDArray[np.uint64],
+    valid: npt.NDArray[np.bool_] | None = None,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+) -> tuple[I64, I64]:
+    """All unique candidate pairs (i < j); see :func:`iter_candidate_pairs`."""
+    chunks = list(iter_candidate_pairs(fingerprints, valid, max_bucket))
+    if not chunks:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a = np.concatenate([c[0] for c in chunks])
+    b = np.concatenate([c[1] for c in chunks])
+    return unique_pairs(a, b, fingerprints.shape[0])
 
 
 def assign(
@@ -151,10 +174,14 @@ def cluster_fingerprints(
 ) -> Assignment:
     """Cluster bare 64-bit fingerprints: candidates by blocks, verified by Hamming distance alone."""
     fps = np.ascontiguousarray(fingerprints, dtype=np.uint64).reshape(-1)
-    i, j = candidate_pairs(fps.reshape(-1, 1), max_bucket=max_bucket)
+    kept_a: list[I64] = []
+    kept_b: list[I64] = []
+    for a, b in iter_candidate_pairs(fps.reshape(-1, 1), max_bucket=max_bucket):
+        close = np.bitwise_count(fps[a] ^ fps[b]) <= max_distance  # verify before deduplicating
+        kept_a.append(a[close])
+        kept_b.append(b[close])
+    i, j = unique_pairs(np.concatenate(kept_a), np.concatenate(kept_b), fps.size)
     dist = np.bitwise_count(fps[i] ^ fps[j]).astype(np.int16)
-    keep = dist <= max_distance
-    i, j, dist = i[keep], j[keep], dist[keep]
     values = fps.tolist()
 
     def near_canonical(doc: int, canonical: int) -> bool:
@@ -181,11 +208,7 @@ def cluster_records(
     for row, r in enumerate(records):
         if r.status == "ok":
             fps[row, :] = seeds_of(r)
-    ci, cj = (
-        candidate_pairs(fps, valid, max_bucket)
-        if valid.any()
-        else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    )
+    ci, cj = candidate_pairs(fps, valid, max_bucket) if valid.any() else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     first_exact: dict[str, int] = {}
     extra_i: list[int] = []
     extra_j: list[int] = []
@@ -213,5 +236,10 @@ def cluster_records(
         return close_to_canonical(records[doc], records[canonical], config)
 
     return assign(
-        n, np.asarray(keep_i, np.int64), np.asarray(keep_j, np.int64), dists, sims, near_canonical if guard else None
+        n,
+        np.asarray(keep_i, np.int64),
+        np.asarray(keep_j, np.int64),
+        dists,
+        sims,
+        near_canonical if guard else None,
     )

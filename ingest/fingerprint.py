@@ -27,7 +27,7 @@ from .weights import IdfTable, WeightConfig, weigh
 __all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Record"]
 
 #: bump on any change to normalisation, segmentation, weighting or hashing code
-ALGORITHM = 1
+ALGORITHM = 2
 
 
 @dataclass(frozen=True)

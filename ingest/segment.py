@@ -116,7 +116,7 @@ class Segmenter:
                 continue
             if word in signals:
                 marked.add(sentence)
-            if word in stop or word.isspace() or is_punctuation(word):
+            if word in stop or (not word[0].isalnum() and is_punctuation(word)):
                 continue
             tag = tags.get(word)
             out.append(Token(word, tag if tag is not None else _guess_tag(word), sentence))

@@ -52,11 +52,12 @@ def simhash(weights: Mapping[str, float], seeds: Sequence[int] = (0,)) -> list[i
     if not weights:
         return [0 for _ in seeds]
     n = len(weights)
-    w = np.fromiter(weights.values(), dtype=np.float64, count=n)
+    w = np.fromiter(weights.values(), dtype=np.float32, count=n)
     base = feature_hashes(list(weights))
     hashes = np.stack([reseed(base, seed) for seed in seeds], axis=1)  # (n, seeds)
     # bit b of seed s sits in column s*64 + b (little-endian bytes, little bit order)
     bits = np.unpackbits(hashes.view(np.uint8).reshape(n, -1), axis=1, bitorder="little")
-    totals = w @ (bits.astype(np.float64) * 2.0 - 1.0)
+    # sum of (+w for 1, -w for 0) = 2 * (sum of w over set bits) - sum of w
+    totals = 2.0 * (w @ bits.astype(np.float32)) - float(w.sum())
     positive = (totals > 0).reshape(len(seeds), 64)
     return [int(v) for v in np.where(positive, _BIT_VALUES, np.uint64(0)).sum(axis=1, dtype=np.uint64)]

@@ -2,7 +2,7 @@
 
 Every factor can be switched off in :class:`WeightConfig`, so the evaluation can show what each buys.
 
->>> from ingest.segment import Token
+>>> from neardup.ingest.segment import Token
 >>> toks = [Token("北京", "ns", 0), Token("北京", "ns", 0), Token("发表", "v", 1)]
 >>> w = weigh(toks, set(), IdfTable({"北京": 2.0, "发表": 4.0}), WeightConfig(length="off"), title_words=frozenset())
 >>> sorted(w.items())
@@ -16,6 +16,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 import jieba
@@ -68,7 +69,9 @@ class WeightConfig:
     idf: bool = True
     pos: bool = True
     length: LengthMode = "normal"
-    signal: bool = True
+    # off by default: ×5 on whole sentences made fingerprints fragile to sentence edits (neardup eval,
+    # 3 news sets: recall 0.942 with, 0.968 without, precision unchanged); kept switchable
+    signal: bool = False
     title: bool = True
     signal_factor: float = 5.0
     title_factor: float = 5.0
@@ -156,6 +159,11 @@ def length_weight(length: int, mode: LengthMode, shortest: int = 1, longest: int
         return 1.0
     if mode == "minmax":
         return 1.0 if longest <= shortest else 1.0 + (length - shortest) / (longest - shortest)
+    return _normal_length_weight(length)
+
+
+@lru_cache(maxsize=64)
+def _normal_length_weight(length: int) -> float:
     return 1.0 + math.exp(-((length - _LEN_MU) ** 2) / (2 * _LEN_SIGMA**2))
 
 
@@ -188,13 +196,18 @@ def weigh(
     lengths = [len(w) for w in counts]
     shortest, longest = min(lengths), max(lengths)
     pos_table = config.pos_weights
+    pos_cache: dict[str, float] = {}
     weights: dict[str, float] = {}
     for word, count in counts.items():
         w = float(count) if config.tf else 1.0
         if config.idf:
             w *= idf[word]
         if config.pos:
-            w *= _pos_weight(tags[word], pos_table)
+            tag = tags[word]
+            pw = pos_cache.get(tag)
+            if pw is None:
+                pw = pos_cache[tag] = _pos_weight(tag, pos_table)
+            w *= pw
         w *= length_weight(len(word), config.length, shortest, longest)
         if config.signal and word in signalled:
             w *= config.signal_factor

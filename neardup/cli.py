@@ -90,9 +90,7 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
     settings = settings_from(ctx)
     info, started = esnode.start(settings.home, _data_dir(settings, data), port=port, nodes=nodes, heap=heap)
     if started:
-        click.echo(
-            f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})"
-        )
+        click.echo(f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})")
     else:
         click.echo(f"already running: {info.url} (pid {info.pid}); nothing to do")
 
@@ -140,4 +138,7 @@ def setup(ctx: click.Context, index: str, es_url: str | None) -> None:
 
 
 def main() -> None:
+    from .commands import register
+
+    register(cli)
     cli(prog_name="neardup")

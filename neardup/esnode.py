@@ -160,9 +160,7 @@ def start(
             raise EmbeddedESError(f"port {p} on 127.0.0.1 is busy; choose another with --port")
     build_dir = build_runner(home)
     data.mkdir(parents=True, exist_ok=True)
-    classpath = os.pathsep.join(
-        [str(build_dir / "neardup-es-runner-0.1.0.jar"), str(build_dir / "lib" / "*")]
-    )
+    classpath = os.pathsep.join([str(build_dir / "neardup-es-runner-0.1.0.jar"), str(build_dir / "lib" / "*")])
     cmd = [
         java,
         f"-Xms{heap}",
@@ -223,5 +221,8 @@ def stop(data: Path) -> NodeInfo:
     if info is None:
         raise EmbeddedESError(f"no embedded Elasticsearch is running from {data}")
     _terminate(info.pid)
+    for proc in [p for p in _DETACHED if p.pid == info.pid]:  # started by this process: reap it
+        proc.wait(timeout=30)
+        _DETACHED.remove(proc)
     _state_path(data).unlink(missing_ok=True)
     return info

@@ -9,6 +9,7 @@ from elasticsearch import ApiError, Elasticsearch
 from elasticsearch import ConnectionError as ESConnectionError
 
 from neardup import mappings
+
 from .config import Settings
 from .errors import NeardupError, UsageError
 
@@ -38,9 +39,7 @@ def validate_index_name(name: str) -> str:
     neardup.errors.UsageError: invalid index name 'News': use lowercase letters, digits and . _ - + (not first)
     """
     if not isinstance(name, str) or not _INDEX_RE.match(name) or name in {".", ".."}:
-        raise UsageError(
-            f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)"
-        )
+        raise UsageError(f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)")
     return name
 
 
@@ -67,9 +66,7 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
     validate_index_name(index)
     try:
         client.cluster.put_component_template(name=mappings.COMPONENT_NAME, **mappings.component_template())
-        client.indices.put_index_template(
-            name=mappings.index_template_name(index), **mappings.index_template(index)
-        )
+        client.indices.put_index_template(name=mappings.index_template_name(index), **mappings.index_template(index))
         if client.indices.exists(index=index):
             props = mappings.component_template()["template"]["mappings"]["properties"]
             client.indices.put_mapping(index=index, properties=props)

@@ -74,9 +74,7 @@ def _start() -> ESHandle:
     if _docker_answers():
         from testcontainers.elasticsearch import ElasticSearchContainer
 
-        container = ElasticSearchContainer(
-            f"docker.elastic.co/elasticsearch/elasticsearch:{esnode.ES_VERSION}"
-        )
+        container = ElasticSearchContainer(f"docker.elastic.co/elasticsearch/elasticsearch:{esnode.ES_VERSION}")
         container.with_env("ES_JAVA_OPTS", "-Xms1g -Xmx1g").start()
         url = container.get_url()
         return ESHandle(url, "testcontainers", _server_version(url), container.stop)

@@ -20,9 +20,7 @@ NEARDUP = [sys.executable, "-m", "neardup"]
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*NEARDUP, *args], capture_output=True, text=True, env=env, timeout=300, check=False
-    )
+    return subprocess.run([*NEARDUP, *args], capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
 def _free_port() -> int:

@@ -122,7 +122,11 @@ def load_tang_editions(cache: Path) -> tuple[list[Poem], list[Poem]]:
             if handle is None:
                 continue
             for item in json.load(handle):
-                poem = Poem(_norm_title(item.get("title", "")), item.get("author", ""), "".join(item.get("paragraphs", [])))
+                poem = Poem(
+                    _norm_title(item.get("title", "")),
+                    item.get("author", ""),
+                    "".join(item.get("paragraphs", [])),
+                )
                 if poem.text:
                     (first if is_first else second).append(poem)
     return first, second

@@ -150,7 +150,9 @@ def run_methods(p: Prepared, corpus_idf: bool = True, only: Sequence[str] | None
         "  - idf off": lambda: _neardup(p, jieba_idf, replace(full, idf=False), 16, default_verify),
         "  - pos off": lambda: _neardup(p, jieba_idf, replace(full, pos=False), 16, default_verify),
         "  - length off": lambda: _neardup(p, jieba_idf, replace(full, length="off"), 16, default_verify),
-        "  - length minmax (seed 000)": lambda: _neardup(p, jieba_idf, replace(full, length="minmax"), 16, default_verify),
+        "  - length minmax (seed 000)": lambda: _neardup(
+            p, jieba_idf, replace(full, length="minmax"), 16, default_verify
+        ),
         "  - signal off": lambda: _neardup(p, jieba_idf, replace(full, signal=False), 16, default_verify),
         "  - title off": lambda: _neardup(p, jieba_idf, replace(full, title=False), 16, default_verify),
         "  verify: Hamming<=3 only, 1 seed": lambda: _neardup(p, jieba_idf, full, 1, VerifyConfig(use_sketch=False)),

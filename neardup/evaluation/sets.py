@@ -48,7 +48,9 @@ def news_set(articles: Sequence[Article], seed: int, groups: int = 300, singles:
     return docs
 
 
-def poem_set(first: Sequence[Poem], second: Sequence[Poem], seed: int, pairs: int = 800, singles: int = 800) -> list[Doc]:
+def poem_set(
+    first: Sequence[Poem], second: Sequence[Poem], seed: int, pairs: int = 800, singles: int = 800
+) -> list[Doc]:
     """The same poem in two editions is a true pair. A pair is labelled when its title occurs once in
     each edition and the two texts start with the same character and differ in length by < 20 %."""
     rng = random.Random(seed)

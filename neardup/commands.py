@@ -1,0 +1,238 @@
+"""Offline commands: ``fingerprint``, ``cluster``, ``idf fit`` and ``eval`` (no Elasticsearch)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import click
+from tqdm import tqdm
+
+from .errors import UsageError
+from .ingest.bits import to_hex, to_signed
+from .ingest.cluster import cluster_records
+from .ingest.fingerprint import Fingerprinter, Record
+from .ingest.verify import VerifyConfig
+from .ingest.weights import IdfTable, fit_idf
+
+__all__ = ["register"]
+
+
+@dataclass(frozen=True)
+class InputDoc:
+    line: int
+    id: str
+    text: str
+    title: str | None
+
+
+def read_jsonl(
+    handle: IO[str], id_field: str, text_field: str, title_field: str, skip_invalid: bool
+) -> Iterator[InputDoc | str]:
+    """Documents of a JSON-lines file; a bad line raises UsageError naming it, or with
+    ``skip_invalid`` yields the problem as a string instead."""
+    seen: set[str] = set()
+    for number, raw in enumerate(handle, start=1):
+        if not raw.strip():
+            continue
+        problem = None
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problem = f"line {number}: not valid JSON ({exc.msg})"
+        else:
+            if not isinstance(obj, dict):
+                problem = f"line {number}: expected a JSON object"
+            elif not isinstance(obj.get(text_field), str):
+                problem = f"line {number}: field {text_field!r} is missing or not a string"
+            elif obj.get(title_field) is not None and not isinstance(obj.get(title_field), str):
+                problem = f"line {number}: field {title_field!r} is not a string"
+            else:
+                doc_id = obj.get(id_field, number)
+                if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
+                    problem = f"line {number}: field {id_field!r} must be a string or an integer"
+                elif str(doc_id) in seen:
+                    problem = f"line {number}: duplicate id {doc_id!r}"
+                else:
+                    seen.add(str(doc_id))
+                    yield InputDoc(number, str(doc_id), obj[text_field], obj.get(title_field))
+                    continue
+        if not skip_invalid:
+            raise UsageError(problem + " (use --skip-invalid to skip such lines)")
+        yield problem
+
+
+_WORKER: Fingerprinter | None = None
+
+
+def _worker_fingerprint(batch: list[tuple[str, str | None]]) -> list[Record]:
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = Fingerprinter.default()
+    return [_WORKER.fingerprint(text, title) for text, title in batch]
+
+
+def fingerprint_all(docs: list[InputDoc], workers: int, progress: bool) -> list[Record]:
+    """Fingerprint documents in order, with a process pool when ``workers`` > 1."""
+    bar = tqdm(total=len(docs), unit="doc", desc="fingerprint", disable=not progress, file=sys.stderr)
+    records: list[Record] = []
+    batches = [[(d.text, d.title) for d in docs[k : k + 200]] for k in range(0, len(docs), 200)]
+    if workers <= 1:
+        for batch in batches:
+            records.extend(_worker_fingerprint(batch))
+            bar.update(len(batch))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for out in pool.map(_worker_fingerprint, batches):
+                records.extend(out)
+                bar.update(len(out))
+    bar.close()
+    return records
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(fingerprint_cmd)
+    cli.add_command(cluster_cmd)
+    cli.add_command(idf)
+    cli.add_command(eval_cmd)
+
+
+@click.command("fingerprint")
+@click.argument("text")
+@click.option("--title", default=None, help="The document's title (its words weigh ×5).")
+@click.option("--explain", is_flag=True, help="Show the top weighted features.")
+def fingerprint_cmd(text: str, title: str | None, explain: bool) -> None:
+    """Fingerprint TEXT and print the record as JSON."""
+    rec = Fingerprinter.default().fingerprint(text, title, explain=20 if explain else 0)
+    out: dict[str, Any] = {
+        "status": rec.status,
+        "version": rec.version,
+        "fingerprint": to_hex(rec.fingerprint) if rec.status == "ok" else None,
+        "fingerprint_long": to_signed(rec.fingerprint) if rec.status == "ok" else None,
+        "blocks": [b[0] for b in rec.block_tokens()] if rec.status == "ok" else [],
+        "seeds": len(rec.fingerprints),
+        "exact": rec.exact,
+    }
+    if explain:
+        out["features"] = [{"feature": f, "weight": round(w, 3)} for f, w in rec.features]
+    click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+
+
+@click.command("cluster")
+@click.argument("input_path", metavar="INPUT.jsonl", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--id-field", default="id", show_default=True)
+@click.option("--text-field", default="text", show_default=True)
+@click.option("--title-field", default="title", show_default=True)
+@click.option("--max-distance", type=click.IntRange(0, 16), default=3, show_default=True)
+@click.option("--min-jaccard", type=click.FloatRange(0, 1), default=VerifyConfig.min_jaccard, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--skip-invalid", is_flag=True, help="Skip and count bad lines instead of stopping.")
+def cluster_cmd(
+    input_path: Path,
+    output: Path,
+    id_field: str,
+    text_field: str,
+    title_field: str,
+    max_distance: int,
+    min_jaccard: float,
+    workers: int,
+    skip_invalid: bool,
+) -> None:
+    """Cluster near-duplicates of a JSON-lines file (no Elasticsearch needed).
+
+    Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance.
+    """
+    from .cli import fail
+
+    try:
+        with open(input_path, encoding="utf-8") as handle:
+            items = list(read_jsonl(handle, id_field, text_field, title_field, skip_invalid))
+    except OSError as exc:
+        fail(f"cannot read {input_path}: {exc.strerror}", 2)
+    except UnicodeDecodeError as exc:
+        fail(f"{input_path} is not UTF-8 text: {exc.reason}", 2)
+    except UsageError as exc:
+        fail(str(exc), 2)
+    docs = [d for d in items if isinstance(d, InputDoc)]
+    skipped = [p for p in items if isinstance(p, str)]
+    progress = sys.stderr.isatty()
+    t0 = time.perf_counter()
+    records = fingerprint_all(docs, workers, progress)
+    t1 = time.perf_counter()
+    config = VerifyConfig(max_distance=max_distance, min_jaccard=min_jaccard)
+    assignment = cluster_records(records, lambda r: r.fingerprints, config)
+    t2 = time.perf_counter()
+    tmp = output.with_name(output.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for k, (doc, rec) in enumerate(zip(docs, records, strict=True)):
+            dup = int(assignment.duplicate_of[k])
+            line = {
+                "id": doc.id,
+                "cluster": docs[int(assignment.cluster[k])].id,
+                "fingerprint": to_hex(rec.fingerprint) if rec.status == "ok" else None,
+                "duplicate_of": docs[dup].id if dup >= 0 else None,
+                "distance": int(assignment.distance[k]) if dup >= 0 else None,
+                "status": rec.status,
+            }
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    tmp.replace(output)  # never a half-written output file
+    clusters = len(set(assignment.cluster.tolist()))
+    click.echo(
+        f"{len(docs)} documents, {clusters} clusters, {sum(1 for d in assignment.duplicate_of if d >= 0)} "
+        f"duplicates; {len(skipped)} invalid lines skipped; fingerprint {t1 - t0:.1f}s, cluster {t2 - t1:.1f}s",
+        err=True,
+    )
+    for problem in skipped[:10]:
+        click.echo(f"  skipped {problem}", err=True)
+
+
+@click.group()
+def idf() -> None:
+    """Inverse document frequencies for the weights."""
+
+
+@idf.command("fit")
+@click.argument("input_path", metavar="INPUT.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--text-field", default="text", show_default=True)
+def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
+    """Learn an IDF table (jieba's idf.txt format) from a JSON-lines corpus."""
+    from .cli import fail
+    from .ingest.normalize import normalize
+    from .ingest.segment import Segmenter
+
+    seg = Segmenter.default()
+    try:
+        with open(input_path, encoding="utf-8") as handle:
+            docs = [d for d in read_jsonl(handle, "id", text_field, "title", False) if isinstance(d, InputDoc)]
+    except UsageError as exc:
+        fail(str(exc), 2)
+    table: IdfTable = fit_idf([t.word for t in seg.tokens(normalize(d.text))] for d in docs)
+    output.write_text(table.dump(), encoding="utf-8")
+    click.echo(f"{len(table.values)} words from {len(docs)} documents → {output}", err=True)
+
+
+@click.command("eval")
+@click.option("--set", "which", type=click.Choice(["news", "poems", "all"]), default="all", show_default=True)
+@click.option("--seeds", default="1,2,3", show_default=True, help="Build one set per random seed.")
+@click.option("--groups", type=int, default=300, show_default=True, help="News originals with variants per set.")
+@click.option("--singles", type=int, default=600, show_default=True, help="News singletons per set.")
+@click.option("--only", multiple=True, help="Run only methods whose name contains this.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON.")
+def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str, ...], output: Path | None) -> None:
+    """Pairwise precision / recall of neardup and baselines on labelled sets from real text."""
+    from .config import Settings
+    from .evaluation.report import run_eval
+
+    seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+    report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
+    click.echo(report.table())
+    if output is not None:
+        output.write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")

@@ -1,0 +1,69 @@
+"""Golden vectors: any change to tokenisation, weights or hashing must change these on purpose
+(and bump ``ingest.fingerprint.ALGORITHM`` so stored fingerprints are not compared across versions)."""
+
+from __future__ import annotations
+
+import pytest
+from neardup.ingest.fingerprint import Fingerprinter
+
+GOLDEN = [
+    (
+        "国务院总理今天主持召开国务院常务会议，部署进一步扩大内需、稳定经济增长的政策措施。",
+        "国务院常务会议",
+        0xE84D64F2E54A9F46,
+        "fc1bf382ea62ec5a",
+    ),
+    (
+        "Elasticsearch 8 支持 collapse 折叠搜索结果，neardup 用它隐藏近似重复文档。",
+        None,
+        0xCBDE12A48656DE42,
+        "eb482f3629803f67",
+    ),
+    ("春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。", None, 0x6AEB25A9EA77B596, "97d0476dca6edeca"),
+]
+
+
+@pytest.fixture(scope="module")
+def fp() -> Fingerprinter:
+    return Fingerprinter.default()
+
+
+def test_version_is_pinned(fp: Fingerprinter) -> None:
+    assert fp.version == "nd2-ccc2ef67"
+
+
+@pytest.mark.parametrize(("text", "title", "fingerprint", "exact"), GOLDEN)
+def test_golden_fingerprints(fp: Fingerprinter, text: str, title: str | None, fingerprint: int, exact: str) -> None:
+    rec = fp.fingerprint(text, title)
+    assert rec.status == "ok"
+    assert rec.fingerprint == fingerprint
+    assert rec.exact == exact
+    assert len(rec.fingerprints) == 16
+
+
+def test_full_width_and_case_do_not_change_the_fingerprint(fp: Fingerprinter) -> None:
+    a = fp.fingerprint("ＮＥＡＲＤＵＰ 支持 Elasticsearch，２０２４年发布。")
+    b = fp.fingerprint("neardup 支持 elasticsearch,2024年发布。")
+    assert a.fingerprints == b.fingerprints
+    assert a.exact == b.exact
+
+
+def test_title_words_change_weights_and_fingerprint(fp: Fingerprinter) -> None:
+    text = "北京今天召开新闻发布会，介绍冬奥会筹备工作进展情况，场馆建设已经全部完成。"
+    plain = fp.fingerprint(text, explain=3)
+    titled = fp.fingerprint(text, title="冬奥会筹备", explain=3)
+    assert titled.features[0][0] in {"冬奥会", "筹备"}
+    assert plain.fingerprint != titled.fingerprint
+
+
+@pytest.mark.parametrize("text", ["", "，。！？", "   ", "好", "ab"])
+def test_degenerate_input_is_flagged_not_fingerprinted(fp: Fingerprinter, text: str) -> None:
+    rec = fp.fingerprint(text)
+    assert rec.status == "too_short"
+    assert rec.fingerprints == ()
+    assert rec.block_tokens() == [[], [], [], []]
+
+
+def test_two_different_short_texts_do_not_share_a_constant(fp: Fingerprinter) -> None:
+    a, b = fp.fingerprint("好"), fp.fingerprint("坏")
+    assert a.exact != b.exact
