@@ -138,9 +138,18 @@ def candidate_pairs(
 
 
 def assign(
-    n: int, i: I64, j: I64, distance: npt.ArrayLike, similarity: npt.ArrayLike, guard: bool = True
+    n: int,
+    i: I64,
+    j: I64,
+    distance: npt.ArrayLike,
+    similarity: npt.ArrayLike,
+    guard: Callable[[int, int], bool] | None = None,
 ) -> Assignment:
-    """Sequential assignment from verified pairs (i < j), in document order (see module doc)."""
+    """Sequential assignment from verified pairs (i < j), in document order (see module doc).
+
+    ``guard(doc, canonical)`` says whether ``doc`` may join the cluster whose canonical is given;
+    None accepts the nearest match always.
+    """
     cluster = np.arange(n, dtype=np.int64)
     duplicate_of = np.full(n, -1, dtype=np.int64)
     dist_out = np.zeros(n, dtype=np.int16)
@@ -170,9 +179,9 @@ def cluster_fingerprints(
     fingerprints: npt.NDArray[np.uint64],
     max_distance: int = 3,
     max_bucket: int = DEFAULT_MAX_BUCKET,
-    guard: bool = True,
 ) -> Assignment:
-    """Cluster bare 64-bit fingerprints: candidates by blocks, verified by Hamming distance alone."""
+    """Cluster bare 64-bit fingerprints: candidates by blocks, verified by Hamming distance alone;
+    a member stays within ``2 * max_distance`` bits of its canonical."""
     fps = np.ascontiguousarray(fingerprints, dtype=np.uint64).reshape(-1)
     kept_a: list[I64] = []
     kept_b: list[I64] = []

@@ -97,6 +97,9 @@ def fingerprint_all(docs: list[InputDoc], workers: int, progress: bool) -> list[
 
 
 def register(cli: click.Group) -> None:
+    from .demo import demo_cmd
+
+    cli.add_command(demo_cmd)
     cli.add_command(fingerprint_cmd)
     cli.add_command(cluster_cmd)
     cli.add_command(idf)

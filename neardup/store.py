@@ -8,7 +8,7 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch
 from elasticsearch import ConnectionError as ESConnectionError
 
-from neardup import mappings
+from neardup import mappings  # type: ignore[attr-defined]
 
 from .config import Settings
 from .errors import NeardupError, UsageError

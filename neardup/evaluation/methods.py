@@ -99,7 +99,8 @@ def _neardup(
     p: Prepared, idf: IdfTable, weights: WeightConfig, seeds: int, verify: VerifyConfig, guard: bool = True
 ) -> list[int]:
     recs = _records(p, idf, weights, seeds)
-    return cluster_records(recs, lambda r: r.fingerprints, verify, guard=guard).cluster.tolist()
+    labels: list[int] = cluster_records(recs, lambda r: r.fingerprints, verify, guard=guard).cluster.tolist()
+    return labels
 
 
 def _plain_tf_simhash(p: Prepared, idf: IdfTable) -> list[int]:
@@ -110,7 +111,8 @@ def _plain_tf_simhash(p: Prepared, idf: IdfTable) -> list[int]:
     a = cluster_records(recs, lambda r: r.fingerprints, hamming_only, guard=False)
     n = len(recs)
     linked = np.flatnonzero(a.duplicate_of >= 0)
-    return _components(n, linked.tolist(), a.duplicate_of[linked].tolist()).tolist()
+    labels: list[int] = _components(n, linked.tolist(), a.duplicate_of[linked].tolist()).tolist()
+    return labels
 
 
 def _minhash_lsh(p: Prepared, threshold: float = 0.5) -> list[int]:
@@ -131,7 +133,8 @@ def _minhash_lsh(p: Prepared, threshold: float = 0.5) -> list[int]:
             if o != k:
                 i.append(k)
                 j.append(o)
-    return _components(len(hashes), i, j).tolist()
+    labels: list[int] = _components(len(hashes), i, j).tolist()
+    return labels
 
 
 def _exact(p: Prepared) -> list[str]:
