@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.machine import describe
+from bench.machine import describe, write_results
 
 OUT = Path(__file__).parent / "results" / "cluster_1m.md"
 N = 1_000_000
@@ -86,9 +86,7 @@ def main() -> None:
     for name, r in results.items():
         speed = base / r["seconds"]
         lines.append(f"| {name} | {r['seconds']:.2f} | {r['found']}/{PLANTED} | {r['peak_mib']:.0f} | {speed:.2f}× |")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    write_results(OUT, lines)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import time
+from pathlib import Path
 
 import psutil
 
@@ -17,3 +18,10 @@ def describe() -> str:
         f"{f', {freq.max:.0f} MHz' if freq and freq.max else ''}); "
         f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM"
     )
+
+
+def write_results(path: Path, lines: list[str]) -> None:
+    """Write a results file (creating bench/results) and echo it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))

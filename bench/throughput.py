@@ -13,7 +13,7 @@ import jieba
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
 from neardup.ingest.normalize import normalize
 
-from bench.machine import describe
+from bench.machine import describe, write_results
 from neardup.commands import InputDoc, fingerprint_all
 from neardup.evaluation.corpus import load_peoples_daily
 
@@ -67,9 +67,7 @@ def main() -> None:
     ]
     for name, secs in results.items():
         lines.append(f"| {name} | {secs:.2f} | {chars / secs:,.0f} | {base / secs:.2f} |")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    write_results(OUT, lines)
 
 
 if __name__ == "__main__":
