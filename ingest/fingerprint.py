@@ -99,6 +99,7 @@ class Fingerprinter:
         self.idf = idf
         self.segmenter = segmenter
         self._seeds = tuple(range(config.seeds))
+        self._word_factors: dict[str, float] = {}
 
     @classmethod
     def default(cls, config: FingerprintConfig | None = None, idf: IdfTable | None = None) -> Fingerprinter:
@@ -115,13 +116,10 @@ class Fingerprinter:
         chars = content_chars(normalized)
         exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
         sketch = shingle_sketch(chars)
-        tokens, signals = self.segmenter.tokens_and_signals(normalized)
-        title_words = (
-            frozenset(t.word for t in self.segmenter.tokens(normalize(title)))
-            if title and self.config.weights.title
-            else frozenset()
-        )
-        weights = weigh(tokens, signals, self.idf, self.config.weights, title_words)
+        wc = self.config.weights
+        seg = self.segmenter.segment(normalized, signals=wc.signal)
+        title_words = frozenset(self.segmenter.segment(normalize(title)).words) if title and wc.title else frozenset()
+        weights = weigh(seg.words, self.segmenter.tag, self.idf, wc, title_words, seg.signalled, self._word_factors)
         top: tuple[tuple[str, float], ...] = ()
         if explain:
             top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain])

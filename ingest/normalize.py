@@ -14,6 +14,8 @@ import unicodedata
 __all__ = ["content_chars", "is_punctuation", "normalize"]
 
 _SPACE_RE = re.compile(r"\s+")
+# \W is everything but Unicode letters, digits (categories L*, N*) and "_"
+_NOT_CONTENT_RE = re.compile(r"[\W_]+")
 
 
 def normalize(text: str) -> str:
@@ -32,4 +34,4 @@ def is_punctuation(token: str) -> bool:
 
 def content_chars(normalized: str) -> str:
     """The letters and digits of already-normalised text: what shingles and exact hashes see."""
-    return "".join(ch for ch in normalized if unicodedata.category(ch)[0] in "LN")
+    return _NOT_CONTENT_RE.sub("", normalized)

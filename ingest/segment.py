@@ -5,10 +5,12 @@ jieba's dictionary already carries a tag for every word it knows, so neardup seg
 ``lcut`` and looks tags up in that table; words only the HMM discovers get a tag from their shape.
 
 >>> seg = Segmenter.default()
->>> [t.word for t in seg.tokens("北京大学的学生，今天发表了论文。")]
+>>> seg.segment("北京大学的学生，今天发表了论文。").words
 ['北京大学', '学生', '今天', '发表', '论文']
->>> seg.tokens("北京大学的学生")[0].tag
-'nt'
+>>> seg.tag("北京大学"), seg.tag("neardup")
+('nt', 'eng')
+>>> sorted(seg.segment("天气很好。但是我们没有出门。", signals=True).signalled)
+['但是', '出门']
 """
 
 from __future__ import annotations
@@ -17,15 +19,14 @@ import logging
 import os
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
-from typing import NamedTuple
 
 import jieba
 
 from .normalize import is_punctuation
 
-__all__ = ["SENTENCE_END", "Segmenter", "Token", "load_word_list"]
+__all__ = ["SENTENCE_END", "Segmented", "Segmenter", "load_word_list"]
 
 SENTENCE_END = frozenset("。！？；!?;\n")
 _LATIN_RE = re.compile(r"^[a-z][a-z0-9_.+#&'-]*$")
@@ -34,12 +35,13 @@ _NUMBER_RE = re.compile(r"^[0-9][0-9.,:%/-]*$")
 jieba.setLogLevel(logging.WARNING)
 
 
-class Token(NamedTuple):
-    """One kept word: its text, part-of-speech tag and the sentence it stands in (0-based)."""
+@dataclass(frozen=True)
+class Segmented:
+    """Kept words in text order, and the kept words standing in a sentence with a signal word
+    (empty unless asked for: sentence tracking costs a Python step per word)."""
 
-    word: str
-    tag: str
-    sentence: int
+    words: list[str]
+    signalled: frozenset[str] = frozenset()
 
 
 def load_word_list(name: str) -> frozenset[str]:
@@ -93,31 +95,41 @@ class Segmenter:
             load_word_list("signal_words.txt"),
         )
 
+    @cached_property
+    def _dropped(self) -> frozenset[str]:
+        return self.stopwords | SENTENCE_END | {" "}
+
     def words(self, text: str) -> list[str]:
         """Raw jieba precise-mode words (with punctuation and spaces), exactly ``jieba.lcut``."""
         words: list[str] = self.tokenizer.lcut(text)
         return words
 
-    def tokens(self, text: str) -> list[Token]:
-        """Kept tokens of ``text`` (see :meth:`tokens_and_signals` for signal-word sentences)."""
-        return self.tokens_and_signals(text)[0]
+    def tag(self, word: str) -> str:
+        """The part-of-speech tag of ``word``: jieba's dictionary tag, or one guessed from its shape."""
+        tag = self.tags.get(word)
+        return tag if tag is not None else _guess_tag(word)
 
-    def tokens_and_signals(self, text: str) -> tuple[list[Token], set[int]]:
-        """Kept tokens and the numbers of the sentences that contain a signal word."""
-        tags = self.tags
+    def segment(self, text: str, signals: bool = False) -> Segmented:
+        """Kept words of normalised ``text``: no whitespace, punctuation or stopwords."""
+        if not signals:
+            dropped = self._dropped
+            words = self.tokenizer.lcut(text)
+            return Segmented([w for w in words if w not in dropped and (w[0].isalnum() or not is_punctuation(w))])
         stop = self.stopwords
-        signals = self.signal_words
-        out: list[Token] = []
+        signal_words = self.signal_words
+        out: list[str] = []
+        sentence_of: list[int] = []
         marked: set[int] = set()
         sentence = 0
         for word in self.tokenizer.lcut(text):
             if word in SENTENCE_END:
                 sentence += 1
                 continue
-            if word in signals:
+            if word in signal_words:
                 marked.add(sentence)
-            if word in stop or (not word[0].isalnum() and is_punctuation(word)):
+            if word in stop or word == " " or (not word[0].isalnum() and is_punctuation(word)):
                 continue
-            tag = tags.get(word)
-            out.append(Token(word, tag if tag is not None else _guess_tag(word), sentence))
-        return out, marked
+            out.append(word)
+            sentence_of.append(sentence)
+        signalled = frozenset(w for w, k in zip(out, sentence_of, strict=True) if k in marked)
+        return Segmented(out, signalled)

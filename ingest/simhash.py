@@ -43,6 +43,16 @@ def reseed(hashes: np.ndarray, seed: int) -> np.ndarray:
         return splitmix64(hashes ^ (np.uint64(seed) * _GOLDEN))
 
 
+def _reseed_all(hashes: np.ndarray, seeds: Sequence[int]) -> np.ndarray:
+    """:func:`reseed` for every seed at once, as columns (one vectorised splitmix64 call)."""
+    salts = np.asarray(seeds, dtype=np.uint64) * _GOLDEN
+    with np.errstate(over="ignore"):
+        out = splitmix64(hashes[:, None] ^ salts[None, :])
+    zero = np.asarray(seeds) == 0
+    out[:, zero] = hashes[:, None]
+    return out
+
+
 def simhash(weights: Mapping[str, float], seeds: Sequence[int] = (0,)) -> list[int]:
     """One unsigned 64-bit SimHash of the weighted features per seed.
 
@@ -54,7 +64,7 @@ def simhash(weights: Mapping[str, float], seeds: Sequence[int] = (0,)) -> list[i
     n = len(weights)
     w = np.fromiter(weights.values(), dtype=np.float32, count=n)
     base = feature_hashes(list(weights))
-    hashes = np.stack([reseed(base, seed) for seed in seeds], axis=1)  # (n, seeds)
+    hashes = _reseed_all(base, seeds)  # (n, seeds)
     # bit b of seed s sits in column s*64 + b (little-endian bytes, little bit order)
     bits = np.unpackbits(hashes.view(np.uint8).reshape(n, -1), axis=1, bitorder="little")
     # sum of (+w for 1, -w for 0) = 2 * (sum of w over set bits) - sum of w

@@ -2,10 +2,9 @@
 
 Every factor can be switched off in :class:`WeightConfig`, so the evaluation can show what each buys.
 
->>> from neardup.ingest.segment import Token
->>> toks = [Token("北京", "ns", 0), Token("北京", "ns", 0), Token("发表", "v", 1)]
->>> w = weigh(toks, set(), IdfTable({"北京": 2.0, "发表": 4.0}), WeightConfig(length="off"), title_words=frozenset())
->>> sorted(w.items())
+>>> tags = {"北京": "ns", "发表": "v"}.__getitem__
+>>> idf = IdfTable({"北京": 2.0, "发表": 4.0})
+>>> sorted(weigh(["北京", "北京", "发表"], tags, idf, WeightConfig(length="off"), frozenset()).items())
 [('北京', 8.0), ('发表', 4.8)]
 """
 
@@ -14,14 +13,12 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Literal
 
 import jieba
-
-from .segment import Token
 
 __all__ = ["DEFAULT_POS_WEIGHTS", "IdfTable", "WeightConfig", "fit_idf", "length_weight", "weigh"]
 
@@ -176,42 +173,58 @@ def _pos_weight(tag: str, table: Mapping[str, float]) -> float:
 
 
 def weigh(
-    tokens: Sequence[Token],
-    signal_sentences: set[int],
+    words: Sequence[str],
+    tag: Callable[[str], str],
     idf: IdfTable,
     config: WeightConfig,
     title_words: frozenset[str],
+    signalled: frozenset[str] = frozenset(),
+    word_factors: dict[str, float] | None = None,
 ) -> dict[str, float]:
-    """Weight of every distinct token of one document."""
-    counts: Counter[str] = Counter()
-    tags: dict[str, str] = {}
-    signalled: set[str] = set()
-    for token in tokens:
-        counts[token.word] += 1
-        tags[token.word] = token.tag
-        if token.sentence in signal_sentences:
-            signalled.add(token.word)
+    """Weight of every distinct word of one document (``words`` in text order, repeats counted).
+
+    ``tag`` gives a word's part of speech; ``signalled`` are the words in signal-word sentences.
+    ``word_factors`` caches the factors that depend on the word alone (idf · pos · normal length)
+    across documents; pass the same dict only with the same ``idf``, ``config`` and ``tag``.
+    """
+    counts = Counter(words)
     if not counts:
         return {}
-    lengths = [len(w) for w in counts]
-    shortest, longest = min(lengths), max(lengths)
-    pos_table = config.pos_weights
-    pos_cache: dict[str, float] = {}
+    minmax = config.length == "minmax"
+    shortest = longest = 1
+    if minmax:
+        lengths = [len(w) for w in counts]
+        shortest, longest = min(lengths), max(lengths)
+    cache = {} if word_factors is None else word_factors
     weights: dict[str, float] = {}
     for word, count in counts.items():
-        w = float(count) if config.tf else 1.0
-        if config.idf:
-            w *= idf[word]
-        if config.pos:
-            tag = tags[word]
-            pw = pos_cache.get(tag)
-            if pw is None:
-                pw = pos_cache[tag] = _pos_weight(tag, pos_table)
-            w *= pw
-        w *= length_weight(len(word), config.length, shortest, longest)
+        factor = cache.get(word)
+        if factor is None:
+            factor = _word_factor(word, tag(word), idf, config)
+            if len(cache) < _MAX_CACHED_WORDS:
+                cache[word] = factor
+        w = factor * count if config.tf else factor
+        if minmax:
+            w *= length_weight(len(word), "minmax", shortest, longest)
         if config.signal and word in signalled:
             w *= config.signal_factor
         if config.title and word in title_words:
             w *= config.title_factor
         weights[word] = w
     return weights
+
+
+_MAX_CACHED_WORDS = 1_000_000
+
+
+def _word_factor(word: str, tag: str, idf: IdfTable, config: WeightConfig) -> float:
+    """idf · pos · (normal) length: the part of a weight that depends on the word alone.
+
+    jieba gives a word one dictionary tag, so the tag is a function of the word too.
+    """
+    w = idf[word] if config.idf else 1.0
+    if config.pos:
+        w *= _pos_weight(tag, config.pos_weights)
+    if config.length == "normal":
+        w *= _normal_length_weight(len(word))
+    return w

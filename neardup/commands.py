@@ -217,7 +217,7 @@ def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
             docs = [d for d in read_jsonl(handle, "id", text_field, "title", False) if isinstance(d, InputDoc)]
     except UsageError as exc:
         fail(str(exc), 2)
-    table: IdfTable = fit_idf([t.word for t in seg.tokens(normalize(d.text))] for d in docs)
+    table: IdfTable = fit_idf(seg.segment(normalize(d.text)).words for d in docs)
     output.write_text(table.dump(), encoding="utf-8")
     click.echo(f"{len(table.values)} words from {len(docs)} documents → {output}", err=True)
 

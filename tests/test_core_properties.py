@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from neardup.ingest import bits
-from neardup.ingest.cluster import candidate_pairs, cluster_fingerprints
+from neardup.ingest.cluster import candidate_pairs, cluster_fingerprints, exact_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.sketch import jaccard, shingle_sketch
 
@@ -54,11 +54,13 @@ def test_candidate_pairs_contain_every_pair_within_three_bits(values: list[int],
     fps = np.array([*values, planted], dtype=np.uint64)
     i, j = candidate_pairs(fps.reshape(-1, 1), max_bucket=2)  # tiny buckets: sub-blocks must still find them
     pairs = set(zip(i.tolist(), j.tolist(), strict=True))
+    exact = {(min(a, b), max(a, b)) for x, y in exact_candidate_pairs(fps) for a, b in zip(x.tolist(), y.tolist(), strict=True)}
     n = fps.size
     for a in range(n):
         for b in range(a + 1, n):
             if bits.hamming(int(fps[a]), int(fps[b])) <= 3:
                 assert (a, b) in pairs
+                assert (a, b) in exact
 
 
 def test_one_character_edit_of_a_long_text_moves_few_bits() -> None:

@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import connected_components
 
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.normalize import content_chars, normalize
-from neardup.ingest.segment import Segmenter, Token
+from neardup.ingest.segment import Segmenter
 from neardup.ingest.simhash import simhash
 from neardup.ingest.sketch import shingle_sketch
 from neardup.ingest.verify import VerifyConfig
@@ -32,15 +32,16 @@ __all__ = ["Prepared", "Result", "prepare", "run_methods"]
 
 @dataclass(frozen=True)
 class Prepared:
-    """Per document: tokens, signal sentences, title words, content characters, sketch, exact hash."""
+    """Per document: kept words, signalled words, title words, content characters, sketch, exact hash."""
 
-    tokens: list[list[Token]]
-    signals: list[set[int]]
+    words: list[list[str]]
+    signalled: list[frozenset[str]]
     titles: list[frozenset[str]]
     chars: list[str]
     sketches: list[npt.NDArray[np.uint32]]
     exact: list[str]
     groups: list[str]
+    tag: Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -63,25 +64,26 @@ class _Rec:
 
 
 def prepare(docs: Sequence[Doc], segmenter: Segmenter) -> Prepared:
-    tokens, signals, titles, chars, sketches, exact = [], [], [], [], [], []
+    words, signalled, titles, chars, sketches, exact = [], [], [], [], [], []
     for d in docs:
         normalized = normalize(d.text)
-        t, s = segmenter.tokens_and_signals(normalized)
-        tokens.append(t)
-        signals.append(s)
-        titles.append(frozenset(x.word for x in segmenter.tokens(normalize(d.title))))
+        seg = segmenter.segment(normalized, signals=True)
+        words.append(seg.words)
+        signalled.append(seg.signalled)
+        titles.append(frozenset(segmenter.segment(normalize(d.title)).words))
         c = content_chars(normalized)
         chars.append(c)
         sketches.append(shingle_sketch(c))
         exact.append(xxhash.xxh3_64_hexdigest(c.encode()))
-    return Prepared(tokens, signals, titles, chars, sketches, exact, [d.group for d in docs])
+    return Prepared(words, signalled, titles, chars, sketches, exact, [d.group for d in docs], segmenter.tag)
 
 
 def _records(p: Prepared, idf: IdfTable, weights: WeightConfig, seeds: int, min_chars: int = 10) -> list[_Rec]:
     out = []
     seed_list = tuple(range(seeds))
-    for k in range(len(p.tokens)):
-        w = weigh(p.tokens[k], p.signals[k], idf, weights, p.titles[k])
+    factors: dict[str, float] = {}
+    for k in range(len(p.words)):
+        w = weigh(p.words[k], p.tag, idf, weights, p.titles[k], p.signalled[k], factors)
         if len(p.chars[k]) < min_chars or len(w) < 3:
             out.append(_Rec((), p.sketches[k], p.exact[k], "too_short"))
         else:
@@ -144,7 +146,7 @@ def _exact(p: Prepared) -> list[str]:
 def run_methods(p: Prepared, corpus_idf: bool = True, only: Sequence[str] | None = None) -> list[Result]:
     """Run every method on prepared documents; ``only`` restricts to method names given."""
     jieba_idf = IdfTable.jieba_default()
-    fitted = fit_idf([[t.word for t in toks] for toks in p.tokens])
+    fitted = fit_idf(p.words)
     full = WeightConfig()
     default_verify = VerifyConfig()
     methods: dict[str, Callable[[], Sequence[object]]] = {
