@@ -54,7 +54,11 @@ def test_candidate_pairs_contain_every_pair_within_three_bits(values: list[int],
     fps = np.array([*values, planted], dtype=np.uint64)
     i, j = candidate_pairs(fps.reshape(-1, 1), max_bucket=2)  # tiny buckets: sub-blocks must still find them
     pairs = set(zip(i.tolist(), j.tolist(), strict=True))
-    exact = {(min(a, b), max(a, b)) for x, y in exact_candidate_pairs(fps) for a, b in zip(x.tolist(), y.tolist(), strict=True)}
+    exact = {
+        (min(a, b), max(a, b))
+        for x, y in exact_candidate_pairs(fps)
+        for a, b in zip(x.tolist(), y.tolist(), strict=True)
+    }
     n = fps.size
     for a in range(n):
         for b in range(a + 1, n):
