@@ -17,6 +17,8 @@ is equal too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -24,6 +26,7 @@ __all__ = [
     "BLOCKS",
     "BLOCK_BITS",
     "SUB_BITS",
+    "block_fields",
     "block_tokens",
     "blocks",
     "hamming",
@@ -101,6 +104,17 @@ def block_tokens(value: int, seed_index: int) -> list[str]:
     ['0:0123', '0:4567', '0:89ab', '0:cdef']
     """
     return [f"{seed_index}:{b:04x}" for b in blocks(value)]
+
+
+def block_fields(fingerprints: Sequence[int]) -> list[list[str]]:
+    """Values of fields b0..b3 for a document's fingerprints (seed i at index i): per block position,
+    one token per seed.
+
+    >>> block_fields([0x0123456789ABCDEF, 0])[1]
+    ['0:4567', '1:0000']
+    """
+    per_seed = [block_tokens(fp, i) for i, fp in enumerate(fingerprints)]
+    return [[toks[b] for toks in per_seed] for b in range(BLOCKS)]
 
 
 def sub_blocks(value: int, block: int) -> tuple[int, int, int, int]:

@@ -65,10 +65,7 @@ class Record:
 
     def block_tokens(self) -> list[list[str]]:
         """Values of fields b0..b3: per block position, one token per seed (empty when too short)."""
-        if self.status != "ok":
-            return [[], [], [], []]
-        per_seed = [bits.block_tokens(fp, i) for i, fp in enumerate(self.fingerprints)]
-        return [[toks[b] for toks in per_seed] for b in range(bits.BLOCKS)]
+        return bits.block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
 
     def as_fields(self) -> dict[str, object]:
         """The ``neardup.*`` fields (without cluster assignment) for Elasticsearch."""

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from elasticsearch import ApiError as ESApiError
+from elasticsearch import ConnectionError as ESConnectionError
+from elasticsearch import ConnectionTimeout
 
 from . import esnode
 from .config import Settings
@@ -42,6 +45,13 @@ def reports_errors(func: F) -> F:
             fail(str(exc), exc.exit_code)
         except ValueError as exc:  # bad NEARDUP_* values
             fail(str(exc), 2)
+        except (ESConnectionError, ConnectionTimeout) as exc:
+            fail(
+                f"Elasticsearch is unreachable ({type(exc).__name__}); "
+                "start it (neardup es start) or set NEARDUP_ES_URL"
+            )
+        except ESApiError as exc:
+            fail(f"Elasticsearch refused the request: {exc.message} ({exc.meta.status})")
 
     return wrapper  # type: ignore[return-value]
 
@@ -138,7 +148,8 @@ def setup(ctx: click.Context, index: str, es_url: str | None) -> None:
 
 
 def main() -> None:
-    from .commands import register
+    from . import commands, es_commands
 
-    register(cli)
+    commands.register(cli)
+    es_commands.register(cli)
     cli(prog_name="neardup")

@@ -6,8 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -20,6 +19,7 @@ from .ingest.cluster import cluster_records
 from .ingest.fingerprint import Fingerprinter, Record
 from .ingest.verify import VerifyConfig
 from .ingest.weights import IdfTable, fit_idf
+from .pool import FingerprintPool
 
 __all__ = ["register"]
 
@@ -30,6 +30,7 @@ class InputDoc:
     id: str
     text: str
     title: str | None
+    source: dict[str, Any] = field(default_factory=dict)
 
 
 def read_jsonl(
@@ -59,39 +60,27 @@ def read_jsonl(
                     problem = f"line {number}: field {id_field!r} must be a string or an integer"
                 elif str(doc_id) in seen:
                     problem = f"line {number}: duplicate id {doc_id!r}"
+                elif "neardup" in obj:
+                    problem = f"line {number}: field 'neardup' is reserved for neardup's own fields"
                 else:
                     seen.add(str(doc_id))
-                    yield InputDoc(number, str(doc_id), obj[text_field], obj.get(title_field))
+                    rest = {k: v for k, v in obj.items() if k not in {id_field, text_field, title_field}}
+                    yield InputDoc(number, str(doc_id), obj[text_field], obj.get(title_field), rest)
                     continue
         if not skip_invalid:
             raise UsageError(problem + " (use --skip-invalid to skip such lines)")
         yield problem
 
 
-_WORKER: Fingerprinter | None = None
-
-
-def _worker_fingerprint(batch: list[tuple[str, str | None]]) -> list[Record]:
-    global _WORKER
-    if _WORKER is None:
-        _WORKER = Fingerprinter.default()
-    return [_WORKER.fingerprint(text, title) for text, title in batch]
-
-
 def fingerprint_all(docs: list[InputDoc], workers: int, progress: bool) -> list[Record]:
     """Fingerprint documents in order, with a process pool when ``workers`` > 1."""
     bar = tqdm(total=len(docs), unit="doc", desc="fingerprint", disable=not progress, file=sys.stderr)
     records: list[Record] = []
-    batches = [[(d.text, d.title) for d in docs[k : k + 200]] for k in range(0, len(docs), 200)]
-    if workers <= 1:
-        for batch in batches:
-            records.extend(_worker_fingerprint(batch))
-            bar.update(len(batch))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for out in pool.map(_worker_fingerprint, batches):
-                records.extend(out)
-                bar.update(len(out))
+    with FingerprintPool(workers) as pool:
+        for k in range(0, len(docs), 2000):
+            chunk = [(d.text, d.title) for d in docs[k : k + 2000]]
+            records.extend(pool.fingerprint(chunk))
+            bar.update(len(chunk))
     bar.close()
     return records
 

@@ -1,0 +1,217 @@
+"""Batch work over a whole index: ``dedupe`` (fingerprint what is missing, then cluster) and
+``reconcile`` (re-cluster from stored fingerprints alone, no re-tokenising).
+
+Both read the index through a point in time with sliced ``search_after`` scans, and write bulk
+partial updates of the ``neardup.*`` fields only where something changed. Both are safe to re-run:
+
+- dedupe stage "fingerprint" skips documents that already carry the current fingerprint version,
+  so an interrupted run resumes where it stopped;
+- stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
+  over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
+  a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from elasticsearch import Elasticsearch, helpers
+
+from .flagging import timestamp_ns
+from .ingest.cluster import cluster_records
+from .ingest.fingerprint import Fingerprinter
+from .ingest.verify import VerifyConfig
+from .lookup import SOURCE_FIELDS, Stored
+from .pool import FingerprintPool
+
+__all__ = ["BatchConfig", "Progress", "dedupe", "reconcile", "scan"]
+
+#: ``progress(stage, done, total)``; total is None while unknown
+Progress = Callable[[str, int, int | None], None]
+
+
+def _no_progress(stage: str, done: int, total: int | None) -> None:
+    """The default progress callback: report nothing."""
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    verify: VerifyConfig = field(default_factory=VerifyConfig)
+    workers: int = 1
+    slices: int = 2
+    page_size: int = 1000
+    bulk_retries: int = 3
+    text_field: str = "text"
+    title_field: str = "title"
+
+
+def scan(
+    client: Elasticsearch,
+    index: str,
+    query: dict[str, Any],
+    source: list[str],
+    slices: int,
+    page_size: int,
+) -> Iterator[list[dict[str, Any]]]:
+    """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads."""
+    pit = client.open_point_in_time(index=index, keep_alive="5m")["id"]
+
+    def read_slice(slice_id: int) -> list[list[dict[str, Any]]]:
+        pages: list[list[dict[str, Any]]] = []
+        after: list[Any] | None = None
+        while True:
+            body: dict[str, Any] = {
+                "query": query,
+                "size": page_size,
+                "_source": source,
+                "pit": {"id": pit, "keep_alive": "5m"},
+                "sort": [{"_shard_doc": "asc"}],
+            }
+            if slices > 1:
+                body["slice"] = {"id": slice_id, "max": slices}
+            if after is not None:
+                body["search_after"] = after
+            hits = client.search(**body)["hits"]["hits"]
+            if not hits:
+                return pages
+            pages.append(hits)
+            after = hits[-1]["sort"]
+
+    try:
+        with ThreadPoolExecutor(max_workers=slices) as threads:
+            for pages in threads.map(read_slice, range(slices)):
+                yield from pages
+    finally:
+        client.close_point_in_time(id=pit)
+
+
+def _bulk_update(
+    client: Elasticsearch, index: str, updates: list[tuple[str, dict[str, Any]]], retries: int
+) -> tuple[int, list[dict[str, Any]]]:
+    """Partial updates of ``neardup.*``; returns (succeeded, failed items)."""
+    actions = ({"_op_type": "update", "_index": index, "_id": i, "doc": {"neardup": f}} for i, f in updates)
+    ok = 0
+    failed: list[dict[str, Any]] = []
+    for success, item in helpers.streaming_bulk(
+        client, actions, chunk_size=500, max_retries=retries, raise_on_error=False, raise_on_exception=False
+    ):
+        if success:
+            ok += 1
+        else:
+            failed.append(item)
+    return ok, failed
+
+
+def _fingerprint_stage(
+    client: Elasticsearch, index: str, fingerprinter: Fingerprinter, config: BatchConfig, progress: Progress
+) -> dict[str, int]:
+    """Fingerprint every document that lacks the current version; write the fingerprint fields."""
+    query = {"bool": {"must_not": [{"term": {"neardup.version": fingerprinter.version}}]}}
+    total = client.count(index=index, query=query)["count"]
+    done = failed = 0
+    now = timestamp_ns(time.time_ns())
+    progress("fingerprint", 0, total)
+    with FingerprintPool(config.workers) as pool:
+        for hits in scan(
+            client, index, query, [config.text_field, config.title_field], config.slices, config.page_size
+        ):
+            pairs = []
+            for h in hits:
+                src = h.get("_source") or {}
+                text = src.get(config.text_field)
+                title = src.get(config.title_field)
+                pairs.append((text if isinstance(text, str) else "", title if isinstance(title, str) else None))
+            records = pool.fingerprint(pairs)
+            updates = []
+            for h, r in zip(hits, records, strict=True):
+                fields_out = dict(r.as_fields())
+                if not (h.get("_source") or {}).get("neardup", {}).get("indexed_at"):
+                    fields_out["indexed_at"] = now  # first seen now; a re-fingerprint keeps its place
+                updates.append((h["_id"], fields_out))
+            ok, bad = _bulk_update(client, index, updates, config.bulk_retries)
+            done += ok
+            failed += len(bad)
+            progress("fingerprint", done, total)
+    return {"fingerprinted": done, "fingerprint_failures": failed}
+
+
+def reconcile(
+    client: Elasticsearch,
+    index: str,
+    version: str,
+    config: BatchConfig | None = None,
+    progress: Progress = _no_progress,
+) -> dict[str, Any]:
+    """Re-cluster every document of fingerprint ``version`` from its stored fields; write the changes."""
+    cfg = config or BatchConfig()
+    started = time.perf_counter()
+    fields = [*SOURCE_FIELDS, "neardup.duplicate_of", "neardup.distance", "neardup.similarity"]
+    query = {"term": {"neardup.version": version}}
+    total = client.count(index=index, query=query)["count"]
+    docs: list[Stored] = []
+    current: dict[str, tuple[Any, ...]] = {}
+    progress("load", 0, total)
+    for hits in scan(client, index, query, fields, cfg.slices, cfg.page_size):
+        for h in hits:
+            s = Stored.from_hit(h)
+            docs.append(s)
+            nd = h["_source"].get("neardup", {})
+            current[s.id] = (nd.get("cluster"), nd.get("duplicate_of"), nd.get("distance"), nd.get("similarity"))
+        progress("load", len(docs), total)
+    docs.sort(key=lambda d: d.order)
+    progress("cluster", 0, len(docs))
+    a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify)
+    updates: list[tuple[str, dict[str, Any]]] = []
+    for k, d in enumerate(docs):
+        dup = int(a.duplicate_of[k])
+        new = (
+            docs[int(a.cluster[k])].id,
+            docs[dup].id if dup >= 0 else None,
+            int(a.distance[k]) if dup >= 0 else None,
+            round(float(a.similarity[k]), 4) if dup >= 0 else None,
+        )
+        if new != current[d.id]:
+            updates.append(
+                (
+                    d.id,
+                    {
+                        "cluster": new[0],
+                        "duplicate_of": new[1],
+                        "distance": new[2],
+                        "similarity": new[3],
+                        "is_duplicate": dup >= 0,
+                    },
+                )
+            )
+    progress("write", 0, len(updates))
+    ok, failed = _bulk_update(client, index, updates, cfg.bulk_retries)
+    progress("write", ok, len(updates))
+    client.indices.refresh(index=index)
+    return {
+        "documents": len(docs),
+        "clusters": len(set(a.cluster.tolist())),
+        "changed": ok,
+        "failures": len(failed),
+        "first_failure": failed[0] if failed else None,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def dedupe(
+    client: Elasticsearch,
+    index: str,
+    fingerprinter: Fingerprinter,
+    config: BatchConfig | None = None,
+    progress: Progress = _no_progress,
+) -> dict[str, Any]:
+    """Fingerprint what is missing, then cluster the whole index (see the module doc)."""
+    cfg = config or BatchConfig()
+    started = time.perf_counter()
+    stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress)
+    client.indices.refresh(index=index)
+    result = reconcile(client, index, fingerprinter.version, cfg, progress)
+    return stage | result | {"seconds": round(time.perf_counter() - started, 3)}

@@ -1,0 +1,145 @@
+"""Reading side: search with "hide near duplicates" (``collapse`` on ``neardup.cluster``) and the
+cluster browser (a terms aggregation, largest first; one cluster's members with their distances).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elasticsearch import Elasticsearch
+
+from .ingest.bits import hamming, to_unsigned
+
+__all__ = ["get_cluster", "list_clusters", "search"]
+
+_PRECISION = 40000  # cardinality is exact (within hash collisions) below this many clusters
+_SNIPPET = 300
+
+
+def _user_query(q: str) -> dict[str, Any]:
+    if not q.strip():
+        return {"match_all": {}}
+    return {
+        "simple_query_string": {
+            "query": q,
+            "fields": ["title^2", "text"],
+            "default_operator": "and",
+        }
+    }
+
+
+def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, size: int, from_: int) -> dict[str, Any]:
+    """``{"total", "hits": [{"id", "score", "cluster", "duplicates_hidden", "title", "text", "highlight"}]}``.
+
+    With ``hide_duplicates`` one hit per cluster, ``duplicates_hidden`` counts the cluster's other
+    documents that matched too, and ``total`` counts distinct clusters among the matches.
+    """
+    body: dict[str, Any] = {
+        "query": _user_query(q),
+        "size": size,
+        "from": from_,
+        "_source": ["title", "text", "neardup.cluster", "neardup.duplicate_of", "neardup.distance"],
+        "highlight": {"fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}}},
+        "track_total_hits": True,
+    }
+    if hide_duplicates:
+        body["collapse"] = {"field": "neardup.cluster", "inner_hits": {"name": "same_cluster", "size": 0}}
+        body["aggs"] = {"clusters": {"cardinality": {"field": "neardup.cluster", "precision_threshold": _PRECISION}}}
+    resp = client.search(index=index, **body)
+    hits = []
+    for h in resp["hits"]["hits"]:
+        src = h.get("_source") or {}
+        nd = src.get("neardup") or {}
+        hidden = 0
+        if hide_duplicates:
+            inner = h.get("inner_hits", {}).get("same_cluster", {}).get("hits", {}).get("total", {})
+            hidden = max(0, int(inner.get("value", 1)) - 1)
+        text = src.get("text") or ""
+        hits.append(
+            {
+                "id": h["_id"],
+                "score": h.get("_score"),
+                "cluster": nd.get("cluster"),
+                "duplicate_of": nd.get("duplicate_of"),
+                "duplicates_hidden": hidden,
+                "title": src.get("title"),
+                "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
+                "highlight": h.get("highlight", {}),
+            }
+        )
+    total = int(resp["aggregations"]["clusters"]["value"]) if hide_duplicates else int(resp["hits"]["total"]["value"])
+    return {"total": total, "hide_duplicates": hide_duplicates, "hits": hits}
+
+
+def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -> dict[str, Any]:
+    """Largest clusters first (ties by cluster id), each with its canonical document's title."""
+    resp = client.search(
+        index=index,
+        size=0,
+        aggs={
+            "clusters": {
+                "terms": {
+                    "field": "neardup.cluster",
+                    "size": size,
+                    "min_doc_count": min_size,
+                    "order": [{"_count": "desc"}, {"_key": "asc"}],
+                }
+            },
+            "all_clusters": {"cardinality": {"field": "neardup.cluster", "precision_threshold": _PRECISION}},
+            "duplicates": {"filter": {"term": {"neardup.is_duplicate": True}}},
+        },
+    )
+    buckets = resp["aggregations"]["clusters"]["buckets"]
+    titles: dict[str, Any] = {}
+    if buckets:
+        docs = client.mget(index=index, ids=[b["key"] for b in buckets], source=["title"])["docs"]
+        titles = {d["_id"]: (d.get("_source") or {}).get("title") for d in docs if d.get("found")}
+    return {
+        "documents": int(resp["hits"]["total"]["value"]),
+        "clusters_total": int(resp["aggregations"]["all_clusters"]["value"]),
+        "duplicates": int(resp["aggregations"]["duplicates"]["doc_count"]),
+        "clusters": [{"cluster": b["key"], "size": b["doc_count"], "title": titles.get(b["key"])} for b in buckets],
+    }
+
+
+def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 1000) -> dict[str, Any] | None:
+    """One cluster's members, canonical first, with the distance of each to the canonical and to
+    the document it was matched to; None when no document has that cluster id."""
+    resp = client.search(
+        index=index,
+        query={"term": {"neardup.cluster": cluster}},
+        size=size,
+        sort=[{"neardup.indexed_at": {"order": "asc", "unmapped_type": "date"}}],
+        source_includes=["title", "text", "neardup"],
+        track_total_hits=True,
+    )
+    hits = resp["hits"]["hits"]
+    if not hits:
+        return None
+    members = []
+    canonical_fp = None
+    for h in hits:
+        if h["_id"] == cluster:
+            fps = (h["_source"].get("neardup") or {}).get("fingerprint") or []
+            canonical_fp = to_unsigned(int(fps[0])) if fps else None
+    for h in hits:
+        src = h["_source"]
+        nd = src.get("neardup") or {}
+        fps = nd.get("fingerprint") or []
+        to_canonical = hamming(to_unsigned(int(fps[0])), canonical_fp) if fps and canonical_fp is not None else None
+        members.append(
+            {
+                "id": h["_id"],
+                "title": src.get("title"),
+                "text": src.get("text"),
+                "canonical": h["_id"] == cluster,
+                "duplicate_of": nd.get("duplicate_of"),
+                "distance": nd.get("distance"),
+                "similarity": nd.get("similarity"),
+                "distance_to_canonical": to_canonical,
+                "indexed_at": nd.get("indexed_at"),
+                "status": nd.get("status"),
+            }
+        )
+    members.sort(key=lambda m: (not m["canonical"], m["indexed_at"] or "", m["id"]))
+    return {"cluster": cluster, "size": int(resp["hits"]["total"]["value"]), "members": members}

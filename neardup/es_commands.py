@@ -1,0 +1,186 @@
+"""Commands that work on an Elasticsearch index: ``index``, ``dedupe``, ``reconcile``, ``serve``.
+
+Elasticsearch comes from ``--es-url`` or ``NEARDUP_ES_URL``; a progress bar shows long work on a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from tqdm import tqdm
+
+from .batch import BatchConfig, dedupe, reconcile
+from .cli import reports_errors
+from .commands import InputDoc, read_jsonl
+from .config import Settings
+from .errors import UsageError
+from .flagging import Incoming, IngestConfig, index_batch
+from .ingest.fingerprint import Fingerprinter
+from .pool import FingerprintPool
+from .store import make_client, setup_index, validate_index_name
+
+__all__ = ["register"]
+
+_es_url = click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
+
+
+class _Bars:
+    """A tqdm bar per stage of a batch job."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bars: dict[str, tqdm[Any]] = {}
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        bar = self.bars.get(stage)
+        if bar is None:
+            bar = self.bars[stage] = tqdm(
+                total=total, desc=stage, unit="doc", disable=not self.enabled, file=sys.stderr
+            )
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
+@click.command("index")
+@click.argument("index")
+@click.argument("input_path", metavar="FILE.jsonl", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--id-field", default="id", show_default=True)
+@click.option("--text-field", default="text", show_default=True)
+@click.option("--title-field", default="title", show_default=True)
+@click.option("--batch-size", type=click.IntRange(1, 5000), default=500, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@_es_url
+@reports_errors
+def index_cmd(
+    index: str,
+    input_path: Path,
+    id_field: str,
+    text_field: str,
+    title_field: str,
+    batch_size: int,
+    workers: int,
+    es_url: str | None,
+) -> None:
+    """Flag and index FILE.jsonl into INDEX through the ingest pipeline (each line checked first)."""
+    validate_index_name(index)
+    try:
+        with open(input_path, encoding="utf-8") as handle:
+            docs = [d for d in read_jsonl(handle, id_field, text_field, title_field, False) if isinstance(d, InputDoc)]
+    except OSError as exc:
+        raise UsageError(f"cannot read {input_path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{input_path} is not UTF-8 text: {exc.reason}") from exc
+    client = make_client(Settings.from_env(es_url=es_url))
+    setup_index(client, index)
+    fingerprinter = Fingerprinter.default()
+    config = IngestConfig()
+    bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
+    written = duplicates = failed = 0
+    started = time.perf_counter()
+    with FingerprintPool(workers) as pool:
+        for k in range(0, len(docs), batch_size):
+            chunk = docs[k : k + batch_size]
+            records = pool.fingerprint([(d.text, d.title) for d in chunk])
+            incoming = [Incoming(d.id, d.text, d.title, d.source) for d in chunk]
+            try:
+                items = index_batch(client, index, incoming, fingerprinter, config, records)
+            except Exception:
+                bar.close()
+                click.echo(
+                    f"neardup: stopped at line {chunk[0].line}; {written} documents before it are indexed. "
+                    "Re-run the same command to resume (documents are written by id).",
+                    err=True,
+                )
+                raise
+            written += sum(1 for i in items if i.status != "error")
+            duplicates += sum(1 for i in items if i.duplicate_of)
+            for item in items:
+                if item.status == "error":
+                    failed += 1
+                    click.echo(f"  {item.id}: {item.error}", err=True)
+            bar.update(len(chunk))
+    bar.close()
+    click.echo(
+        f"indexed {written} documents into {index}: {duplicates} flagged as near-duplicates, "
+        f"{failed} failed, {time.perf_counter() - started:.1f}s",
+        err=True,
+    )
+    if failed:
+        sys.exit(1)
+
+
+@click.command("dedupe")
+@click.argument("index")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--text-field", default="text", show_default=True)
+@click.option("--title-field", default="title", show_default=True)
+@_es_url
+@reports_errors
+def dedupe_cmd(index: str, workers: int, text_field: str, title_field: str, es_url: str | None) -> None:
+    """Fingerprint and cluster every document of INDEX (resumable, safe to re-run)."""
+    client = _existing(index, es_url)
+    bars = _Bars(sys.stderr.isatty())
+    config = BatchConfig(workers=workers, text_field=text_field, title_field=title_field)
+    try:
+        result = dedupe(client, index, Fingerprinter.default(), config, bars)
+    finally:
+        bars.close()
+    _report(result)
+
+
+@click.command("reconcile")
+@click.argument("index")
+@_es_url
+@reports_errors
+def reconcile_cmd(index: str, es_url: str | None) -> None:
+    """Merge clusters split by concurrent ingest, from stored fingerprints only."""
+    client = _existing(index, es_url)
+    bars = _Bars(sys.stderr.isatty())
+    try:
+        result = reconcile(client, index, Fingerprinter.default().version, BatchConfig(), bars)
+    finally:
+        bars.close()
+    _report(result)
+
+
+def _existing(index: str, es_url: str | None) -> Any:
+    validate_index_name(index)
+    client = make_client(Settings.from_env(es_url=es_url))
+    if not client.indices.exists(index=index):
+        raise UsageError(f"no index {index!r} at {Settings.from_env(es_url=es_url).es_url}")
+    setup_index(client, index)
+    return client
+
+
+def _report(result: dict[str, Any]) -> None:
+    click.echo(" ".join(f"{k}={v}" for k, v in result.items() if k != "first_failure"))
+    if result.get("failures") or result.get("fingerprint_failures"):
+        click.echo(f"neardup: some updates failed, e.g. {result.get('first_failure')}; re-run to retry", err=True)
+        sys.exit(1)
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
+@_es_url
+@reports_errors
+def serve_cmd(host: str, port: int, workers: int, es_url: str | None) -> None:
+    """Run the HTTP service (gunicorn, several worker processes)."""
+    from .server import serve
+
+    serve(Settings.from_env(es_url=es_url), host, port, workers)
+
+
+def register(cli: click.Group) -> None:
+    for command in (index_cmd, dedupe_cmd, reconcile_cmd, serve_cmd):
+        cli.add_command(command)

@@ -1,0 +1,100 @@
+"""Long-running batch jobs over HTTP: the job's state lives in Elasticsearch (index ``neardup-jobs``)
+so any service worker can answer ``GET /v1/jobs/{id}``; the work runs in a thread of the worker
+that accepted it. A job is ``running`` → ``done`` or ``failed`` (with the error)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
+
+__all__ = ["JOBS_INDEX", "get_job", "start_job"]
+
+JOBS_INDEX = "neardup-jobs"
+_LOG = logging.getLogger(__name__)
+_MAPPING = {
+    "dynamic": False,
+    "properties": {
+        "kind": {"type": "keyword"},
+        "index": {"type": "keyword"},
+        "state": {"type": "keyword"},
+        "created_at": {"type": "date"},
+        "finished_at": {"type": "date"},
+    },
+}
+
+#: the work: gets a progress callback ``(stage, done, total)`` and returns the job's result
+Work = Callable[[Callable[[str, int, int | None], None]], dict[str, Any]]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _ensure_index(client: Elasticsearch) -> None:
+    if not client.indices.exists(index=JOBS_INDEX):
+        try:
+            client.indices.create(index=JOBS_INDEX, mappings=_MAPPING)
+        except ApiError as exc:
+            if "resource_already_exists_exception" not in str(exc):
+                raise
+
+
+def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[str, Any]:
+    """Record a new job and run ``work`` in a background thread; returns the job document."""
+    _ensure_index(client)
+    job_id = uuid.uuid4().hex
+    doc: dict[str, Any] = {
+        "id": job_id,
+        "kind": kind,
+        "index": index,
+        "state": "running",
+        "progress": {"stage": "queued", "done": 0, "total": None},
+        "created_at": _now(),
+    }
+    client.index(index=JOBS_INDEX, id=job_id, document=doc, refresh="wait_for")
+    last = [0.0]
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.5 and (total is None or done < total):
+            return
+        last[0] = now
+        try:
+            client.update(index=JOBS_INDEX, id=job_id, doc={"progress": {"stage": stage, "done": done, "total": total}})
+        except TransportError as exc:  # progress is best effort; the work goes on
+            _LOG.warning("job %s: progress not recorded: %s", job_id, exc)
+
+    def run() -> None:
+        final: dict[str, Any]
+        try:
+            final = {"state": "done", "result": work(progress)}
+        except Exception as exc:
+            _LOG.exception("job %s failed", job_id)
+            final = {"state": "failed", "error": {"type": type(exc).__name__, "message": str(exc)}}
+        final["finished_at"] = _now()
+        for attempt in range(30):  # Elasticsearch may be briefly away; the outcome must be recorded
+            try:
+                client.update(index=JOBS_INDEX, id=job_id, doc=final, refresh="wait_for")
+                return
+            except TransportError:
+                time.sleep(min(2.0, 0.1 * (attempt + 1)))
+        _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])
+
+    threading.Thread(target=run, name=f"neardup-job-{job_id}", daemon=True).start()
+    return doc
+
+
+def get_job(client: Elasticsearch, job_id: str) -> dict[str, Any] | None:
+    """The job document, or None when there is no such job."""
+    try:
+        source: dict[str, Any] = client.get(index=JOBS_INDEX, id=job_id)["_source"]
+    except NotFoundError:
+        return None
+    return source

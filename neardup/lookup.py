@@ -1,0 +1,173 @@
+"""Near-duplicate lookup in Elasticsearch: the block query proposes, :func:`verify` decides.
+
+A record's candidates are documents of the same fingerprint version that share at least one block
+token (``bool.should`` of one ``terms`` query per block field ``neardup.b0..b3``; a token carries its
+seed, so one query covers every seed). Too-short records are matched by their exact hash only.
+The returned candidates are checked in Python (:func:`neardup.ingest.verify.verify`); the bench also
+measures the check as a script filter inside Elasticsearch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from elasticsearch import Elasticsearch
+
+from .ingest.bits import block_fields, to_unsigned
+from .ingest.fingerprint import Record
+from .ingest.sketch import decode_sketch
+from .ingest.verify import Comparable, Match, VerifyConfig, verify
+
+__all__ = [
+    "SOURCE_FIELDS",
+    "Found",
+    "Stored",
+    "candidate_query",
+    "find_duplicates",
+    "search_candidates",
+]
+
+#: the stored fields verification and assignment need (never the text)
+SOURCE_FIELDS = [
+    "neardup.fingerprint",
+    "neardup.minhash",
+    "neardup.exact",
+    "neardup.status",
+    "neardup.version",
+    "neardup.cluster",
+    "neardup.indexed_at",
+]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A document as Elasticsearch holds it: enough to verify and assign, no re-tokenising."""
+
+    id: str
+    fingerprints: tuple[int, ...]
+    sketch: npt.NDArray[np.uint32]
+    exact: str
+    status: str
+    version: str
+    cluster: str | None
+    indexed_at: str
+
+    @property
+    def fingerprint(self) -> int:
+        return self.fingerprints[0] if self.fingerprints else 0
+
+    @classmethod
+    def from_hit(cls, hit: dict[str, Any]) -> Stored:
+        nd = (hit.get("_source") or {}).get("neardup") or {}
+        fps = nd.get("fingerprint") or []
+        if isinstance(fps, int):
+            fps = [fps]
+        return cls(
+            id=str(hit["_id"]),
+            fingerprints=tuple(to_unsigned(int(v)) for v in fps),
+            sketch=decode_sketch(nd.get("minhash") or ""),
+            exact=str(nd.get("exact") or ""),
+            status=str(nd.get("status") or ""),
+            version=str(nd.get("version") or ""),
+            cluster=nd.get("cluster"),
+            indexed_at=str(nd.get("indexed_at") or ""),
+        )
+
+    def block_tokens(self) -> list[list[str]]:
+        return block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
+
+    @property
+    def order(self) -> tuple[str, str]:
+        """Document order for "earlier document" (ties broken by id)."""
+        return (self.indexed_at, self.id)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One verified near-duplicate."""
+
+    doc: Stored
+    match: Match
+
+
+def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], version: str) -> dict[str, Any]:
+    """The Elasticsearch query for ``record``'s candidates.
+
+    >>> from neardup.ingest.fingerprint import Fingerprinter
+    >>> fp = Fingerprinter.default()
+    >>> rec = fp.fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
+    >>> q = candidate_query(rec, rec.block_tokens(), rec.version)
+    >>> len(q["bool"]["should"]), len(q["bool"]["should"][0]["terms"]["neardup.b0"])
+    (4, 16)
+    >>> short = fp.fingerprint("好")
+    >>> candidate_query(short, short.block_tokens(), short.version)["bool"]["filter"][1] == {
+    ...     "term": {"neardup.exact": short.exact}}
+    True
+    """
+    version_filter = {"term": {"neardup.version": version}}
+    if record.status != "ok":
+        return {
+            "bool": {
+                "filter": [
+                    version_filter,
+                    {"term": {"neardup.exact": record.exact}},
+                    {"term": {"neardup.status": record.status}},
+                ]
+            }
+        }
+    should = [{"terms": {f"neardup.b{b}": list(tokens)}} for b, tokens in enumerate(block_tokens) if tokens]
+    return {"bool": {"filter": [version_filter], "should": should, "minimum_should_match": 1}}
+
+
+def _search_body(query: dict[str, Any], size: int, exclude: Iterable[str]) -> dict[str, Any]:
+    excluded = list(exclude)
+    if excluded:
+        query = {"bool": {"must": [query], "must_not": [{"ids": {"values": excluded}}]}}
+    return {"query": query, "size": size, "_source": SOURCE_FIELDS}
+
+
+def search_candidates(
+    client: Elasticsearch,
+    index: str,
+    records: Sequence[Record | Stored],
+    max_candidates: int,
+    exclude: Sequence[Iterable[str]] | None = None,
+) -> list[list[Stored]]:
+    """Candidates for each record, in one ``msearch`` request (documents sharing more blocks first)."""
+    if not records:
+        return []
+    searches: list[dict[str, Any]] = []
+    for k, rec in enumerate(records):
+        query = candidate_query(rec, rec.block_tokens(), rec.version)
+        searches.append({"index": index})
+        searches.append(_search_body(query, max_candidates, exclude[k] if exclude else ()))
+    resp = client.msearch(searches=searches)
+    out: list[list[Stored]] = []
+    for item in resp["responses"]:
+        if "error" in item:
+            raise RuntimeError(f"candidate search failed: {item['error']}")
+        out.append([Stored.from_hit(h) for h in item["hits"]["hits"]])
+    return out
+
+
+def find_duplicates(
+    client: Elasticsearch,
+    index: str,
+    record: Record | Stored,
+    config: VerifyConfig,
+    max_candidates: int,
+    exclude: Iterable[str] = (),
+) -> tuple[list[Found], int]:
+    """Verified near-duplicates of ``record`` in ``index``, best first, and the number of candidates."""
+    candidates = search_candidates(client, index, [record], max_candidates, [list(exclude)])[0]
+    found = []
+    for doc in candidates:
+        match = verify(record, doc, config)
+        if match is not None:
+            found.append(Found(doc, match))
+    found.sort(key=lambda f: (-f.match.similarity, f.match.distance, f.doc.order))
+    return found, len(candidates)

@@ -1,0 +1,38 @@
+"""Duplicate clusters: ``GET /v1/indices/{index}/clusters`` (largest first) and one cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+
+from neardup.browse import get_cluster, list_clusters
+
+from ..errors import ApiError
+from ..schemas import ClusterOut, ClustersOut, ClustersQuery
+from ..state import state
+from .common import checked_index
+
+__all__ = ["bp"]
+
+bp = APIBlueprint("clusters", __name__, url_prefix="/v1/indices/<index>", tag="clusters")
+
+
+@bp.get("/clusters")
+@bp.input(ClustersQuery, location="query", arg_name="query")
+@bp.output(ClustersOut)
+@bp.doc(summary="Clusters with at least min_size members, largest first")
+def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
+    checked_index(index)
+    return list_clusters(state().client, index, query["min_size"], query["size"])
+
+
+@bp.get("/clusters/<cluster_id>")
+@bp.output(ClusterOut)
+@bp.doc(summary="One cluster's members with their Hamming distances", responses={404: "no such cluster"})
+def cluster_view(index: str, cluster_id: str) -> dict[str, Any]:
+    checked_index(index)
+    found = get_cluster(state().client, index, cluster_id)
+    if found is None:
+        raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
+    return found

@@ -1,0 +1,110 @@
+"""Documents and near-duplicate lookups:
+
+- ``POST /v1/indices/{index}/documents``: flag and index one document, an array, or NDJSON;
+- ``GET /v1/indices/{index}/documents/{id}/duplicates``: near-duplicates of a stored document;
+- ``POST /v1/indices/{index}/duplicates``: near-duplicates of posted ``{title, text}``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from apiflask import APIBlueprint
+from elasticsearch import NotFoundError
+from flask import request
+from neardup.ingest.verify import VerifyConfig
+
+from neardup.flagging import IngestConfig, index_batch
+from neardup.lookup import SOURCE_FIELDS, Found, Stored, find_duplicates
+
+from ..auth import requires_key
+from ..errors import ApiError
+from ..schemas import DocumentsOut, DocumentsQuery, DuplicatesIn, DuplicatesOut, DuplicatesQuery
+from ..state import state
+from .common import checked_index, ensure_index
+from .parsing import parse_documents
+
+__all__ = ["bp"]
+
+bp = APIBlueprint("documents", __name__, url_prefix="/v1/indices/<index>", tag="documents")
+
+
+@bp.post("/documents")
+@bp.input(DocumentsQuery, location="query", arg_name="query")
+@bp.output(DocumentsOut)
+@bp.doc(
+    security="ApiKey",
+    summary="Flag and index documents",
+    description="Body: one JSON object, a JSON array of objects, or NDJSON (application/x-ndjson). "
+    "Every item is checked before anything is written. Each document joins the cluster of its best "
+    "verified match (in the index or earlier in the same request) or starts its own.",
+    responses={400: "a bad document (the item or line is named)", 413: "body too large"},
+)
+@requires_key
+def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
+    checked_index(index)
+    st = state()
+    docs = parse_documents(
+        request.get_data(cache=False),
+        request.content_type or "",
+        st.settings.max_documents_per_request,
+        st.settings.max_text_chars,
+    )
+    ensure_index(index)
+    started = time.perf_counter()
+    config: IngestConfig = replace(st.ingest, refresh=query["refresh"])
+    items = index_batch(st.client, index, docs, st.fingerprinter, config)
+    return {
+        "errors": any(i.status == "error" for i in items),
+        "items": [i.as_json() for i in items],
+        "took_ms": int((time.perf_counter() - started) * 1000),
+    }
+
+
+def _items(found: list[Found], size: int) -> list[dict[str, Any]]:
+    return [
+        {"id": f.doc.id, "distance": f.match.distance, "score": round(f.match.similarity, 4), "cluster": f.doc.cluster}
+        for f in found[:size]
+    ]
+
+
+@bp.get("/documents/<doc_id>/duplicates")
+@bp.input(DuplicatesQuery, location="query", arg_name="query")
+@bp.output(DuplicatesOut)
+@bp.doc(summary="Near-duplicates of a stored document", responses={404: "no such document or index"})
+def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[str, Any]:
+    checked_index(index)
+    st = state()
+    try:
+        hit = st.client.get(index=index, id=doc_id, source=SOURCE_FIELDS)
+    except NotFoundError as exc:
+        if "index_not_found" in str(exc.error):
+            raise
+        raise ApiError(404, "document_not_found", f"no document {doc_id!r} in index {index!r}") from exc
+    doc = Stored.from_hit(dict(hit))
+    if not doc.version:
+        raise ApiError(
+            409, "not_fingerprinted", f"document {doc_id!r} has no neardup fields yet; run dedupe on {index!r}"
+        )
+    config = replace(st.ingest.verify, max_distance=query["max_distance"])
+    found, candidates = find_duplicates(st.client, index, doc, config, st.ingest.max_candidates, exclude=[doc_id])
+    return {"items": _items(found, query["size"]), "candidates": candidates, "status": doc.status}
+
+
+@bp.post("/duplicates")
+@bp.input(DuplicatesIn, arg_name="body")
+@bp.output(DuplicatesOut)
+@bp.doc(summary="Near-duplicates of posted text (nothing is stored)")
+def text_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
+    checked_index(index)
+    st = state()
+    if len(body["text"]) > st.settings.max_text_chars:
+        raise ApiError(
+            413, "text_too_long", f"text has {len(body['text'])} characters; limit {st.settings.max_text_chars}"
+        )
+    record = st.fingerprinter.fingerprint(body["text"], body.get("title"))
+    config: VerifyConfig = replace(st.ingest.verify, max_distance=body["max_distance"])
+    found, candidates = find_duplicates(st.client, index, record, config, st.ingest.max_candidates)
+    return {"items": _items(found, body["size"]), "candidates": candidates, "status": record.status}

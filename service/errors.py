@@ -1,0 +1,77 @@
+"""The service's errors: every failure is JSON ``{"error": {"type", "message", "detail"?}}``.
+
+:class:`ApiError` is the one exception views raise on purpose; Elasticsearch failures are mapped
+here too (unreachable → 503, missing index → 404), so no view needs its own try/except.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIFlask, HTTPError
+from elasticsearch import ApiError as ESApiError
+from elasticsearch import ConnectionError as ESConnectionError
+from elasticsearch import ConnectionTimeout
+from flask import Response, jsonify
+
+__all__ = ["ApiError", "error_response", "register_error_handlers"]
+
+_TYPES = {
+    400: "bad_request",
+    401: "unauthorized",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+    500: "internal_error",
+    502: "elasticsearch_error",
+    503: "elasticsearch_unavailable",
+}
+
+
+class ApiError(HTTPError):
+    """An HTTP error with a machine-readable ``type`` and optional ``detail`` (e.g. the bad line)."""
+
+    def __init__(self, status: int, kind: str, message: str, detail: Any = None) -> None:
+        super().__init__(status, message, detail=detail, extra_data={"type": kind})
+
+
+def error_response(status: int, kind: str, message: str, detail: Any = None) -> tuple[Response, int]:
+    body: dict[str, Any] = {"type": kind, "message": message}
+    if detail:
+        body["detail"] = detail
+    return jsonify({"error": body}), status
+
+
+def register_error_handlers(app: APIFlask) -> None:
+    @app.error_processor
+    def _http_error(error: HTTPError) -> tuple[Response, int, Any]:
+        kind = (error.extra_data or {}).get("type") or _TYPES.get(error.status_code, "error")
+        if error.status_code == 422:  # APIFlask's input validation: a client error like any other
+            kind = "invalid_input"
+        resp, status = error_response(error.status_code, kind, str(error.message), error.detail)
+        return resp, status, error.headers
+
+    @app.errorhandler(ESConnectionError)
+    @app.errorhandler(ConnectionTimeout)
+    def _es_down(exc: Exception) -> tuple[Response, int]:
+        return error_response(503, "elasticsearch_unavailable", "Elasticsearch is unreachable; retry later")
+
+    @app.errorhandler(ESApiError)
+    def _es_error(exc: ESApiError) -> tuple[Response, int]:
+        status = exc.meta.status
+        reason = _reason(exc)
+        if status == 404 and "index_not_found" in str(exc.error):
+            return error_response(404, "index_not_found", reason)
+        if 400 <= status < 500:
+            return error_response(400, "elasticsearch_rejected", reason)
+        return error_response(502, "elasticsearch_error", reason)
+
+
+def _reason(exc: ESApiError) -> str:
+    info = exc.info if isinstance(exc.info, dict) else {}
+    err = info.get("error")
+    if isinstance(err, dict):
+        return str(err.get("reason") or err.get("type") or exc.error)
+    return str(exc.error)

@@ -1,0 +1,192 @@
+"""Request and response schemas; the OpenAPI description at ``/openapi.json`` is generated from them."""
+
+from __future__ import annotations
+
+from apiflask import Schema
+from apiflask.fields import Boolean, Dict, Float, Integer, List, Nested, String
+from apiflask.validators import Length, OneOf, Range
+
+__all__ = [
+    "ClusterOut",
+    "ClustersOut",
+    "ClustersQuery",
+    "DedupeIn",
+    "DocumentIn",
+    "DocumentsOut",
+    "DocumentsQuery",
+    "DuplicatesIn",
+    "DuplicatesOut",
+    "DuplicatesQuery",
+    "FingerprintIn",
+    "FingerprintOut",
+    "HealthOut",
+    "IndexOut",
+    "JobOut",
+    "SearchOut",
+    "SearchQuery",
+]
+
+
+class DocumentIn(Schema):
+    """One document: ``id`` (optional, becomes the Elasticsearch ``_id``), ``title``, ``text``; any
+    other fields are stored as given (``neardup`` is reserved)."""
+
+    id = String(metadata={"description": "string or integer; generated when absent"})
+    title = String(allow_none=True)
+    text = String(required=True)
+
+
+class DocumentsQuery(Schema):
+    refresh = String(load_default="wait_for", validate=OneOf(["true", "false", "wait_for"]))
+
+
+class ItemOut(Schema):
+    id = String()
+    status = String(metadata={"description": "created, updated or error"})
+    cluster = String(allow_none=True)
+    duplicate_of = String(allow_none=True)
+    distance = Integer(allow_none=True)
+    similarity = Float(allow_none=True)
+    error = String()
+
+
+class DocumentsOut(Schema):
+    errors = Boolean()
+    items = List(Nested(ItemOut))
+    took_ms = Integer()
+
+
+class DuplicatesQuery(Schema):
+    max_distance = Integer(load_default=3, validate=Range(0, 64))
+    size = Integer(load_default=50, validate=Range(1, 1000))
+
+
+class DuplicatesIn(Schema):
+    title = String(allow_none=True)
+    text = String(required=True)
+    max_distance = Integer(load_default=3, validate=Range(0, 64))
+    size = Integer(load_default=50, validate=Range(1, 1000))
+
+
+class DuplicateOut(Schema):
+    id = String()
+    distance = Integer()
+    score = Float(metadata={"description": "shingle-sketch Jaccard similarity"})
+    cluster = String(allow_none=True)
+
+
+class DuplicatesOut(Schema):
+    items = List(Nested(DuplicateOut))
+    candidates = Integer()
+    status = String(metadata={"description": "the looked-up text's fingerprint status (ok, too_short)"})
+
+
+class SearchQuery(Schema):
+    q = String(load_default="", validate=Length(max=2000))
+    hide_duplicates = Boolean(load_default=False)
+    size = Integer(load_default=10, validate=Range(0, 100))
+    from_ = Integer(load_default=0, data_key="from", validate=Range(0, 10000))
+
+
+class HitOut(Schema):
+    id = String()
+    score = Float(allow_none=True)
+    cluster = String(allow_none=True)
+    duplicate_of = String(allow_none=True)
+    duplicates_hidden = Integer()
+    title = String(allow_none=True)
+    text = String()
+    highlight = Dict(keys=String(), values=List(String()))
+
+
+class SearchOut(Schema):
+    total = Integer(metadata={"description": "matching documents, or distinct clusters when hiding duplicates"})
+    hide_duplicates = Boolean()
+    hits = List(Nested(HitOut))
+
+
+class ClustersQuery(Schema):
+    min_size = Integer(load_default=2, validate=Range(1, 1_000_000))
+    size = Integer(load_default=20, validate=Range(1, 1000))
+
+
+class ClusterSummary(Schema):
+    cluster = String()
+    size = Integer()
+    title = String(allow_none=True)
+
+
+class ClustersOut(Schema):
+    documents = Integer()
+    clusters_total = Integer()
+    duplicates = Integer()
+    clusters = List(Nested(ClusterSummary))
+
+
+class MemberOut(Schema):
+    id = String()
+    title = String(allow_none=True)
+    text = String(allow_none=True)
+    canonical = Boolean()
+    duplicate_of = String(allow_none=True)
+    distance = Integer(allow_none=True)
+    similarity = Float(allow_none=True)
+    distance_to_canonical = Integer(allow_none=True)
+    indexed_at = String(allow_none=True)
+    status = String(allow_none=True)
+
+
+class ClusterOut(Schema):
+    cluster = String()
+    size = Integer()
+    members = List(Nested(MemberOut))
+
+
+class DedupeIn(Schema):
+    workers = Integer(load_default=1, validate=Range(1, 32))
+    text_field = String(load_default="text", validate=Length(1, 256))
+    title_field = String(load_default="title", validate=Length(1, 256))
+
+
+class JobOut(Schema):
+    id = String()
+    kind = String()
+    index = String()
+    state = String(metadata={"description": "running, done or failed"})
+    progress = Dict()
+    result = Dict(allow_none=True)
+    error = Dict(allow_none=True)
+    created_at = String()
+    finished_at = String(allow_none=True)
+
+
+class FingerprintIn(Schema):
+    text = String(required=True)
+    title = String(allow_none=True)
+    explain = Integer(load_default=20, validate=Range(0, 200))
+
+
+class FeatureOut(Schema):
+    feature = String()
+    weight = Float()
+
+
+class FingerprintOut(Schema):
+    status = String()
+    version = String()
+    fingerprint = String(allow_none=True)
+    fingerprint_long = Integer(allow_none=True)
+    fingerprints = List(String())
+    blocks = List(List(String()))
+    exact = String()
+    features = List(Nested(FeatureOut))
+
+
+class HealthOut(Schema):
+    status = String()
+    elasticsearch = Dict()
+
+
+class IndexOut(Schema):
+    index = String()
+    created = Boolean()
