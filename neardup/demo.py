@@ -1,81 +1,75 @@
-"""``neardup demo``: the main job for now — embedded Elasticsearch, the neardup mappings, and a demo
-corpus of real Chinese news with planted reprints, fingerprinted and clustered, indexed in bulk."""
+"""``neardup demo``: the main job — embedded Elasticsearch, the service, and a demo corpus of real
+Chinese news (People's Daily 1998-01) with planted reprints, ingested through the service's own
+pipeline (ingest-time flagging), then served until interrupted."""
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 import click
-from elasticsearch import helpers
 
 from . import esnode
 from .config import Settings
 from .evaluation.corpus import load_peoples_daily
 from .evaluation.sets import news_set
-from .ingest.cluster import cluster_records
+from .flagging import IngestConfig, Incoming, index_batch
 from .ingest.fingerprint import Fingerprinter
-from .ingest.verify import VerifyConfig
 from .store import make_client, setup_index
 
-__all__ = ["run_demo"]
+__all__ = ["load_demo"]
+
+BATCH = 100
 
 
-def run_demo(settings: Settings, port: int, index: str = "demo-news") -> dict[str, Any]:
-    info, _ = esnode.start(settings.home, settings.home / "es-data", port=port)
-    client = make_client(Settings.from_env(es_url=info.url))
+def load_demo(settings: Settings, index: str = "demo-news") -> dict[str, Any]:
+    """(Re)create ``index`` and ingest the demo corpus in batches, as a client of the service would."""
+    client = make_client(settings)
     client.indices.delete(index=index, ignore_unavailable=True)
     setup_index(client, index)
     docs = news_set(load_peoples_daily(), seed=7, groups=100, singles=200)
-    fp = Fingerprinter.default()
-    records = [fp.fingerprint(d.text, d.title) for d in docs]
-    assignment = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
-    now = datetime.now(UTC).isoformat()
-
-    def actions() -> Any:
-        for k, (doc, rec) in enumerate(zip(docs, records, strict=True)):
-            dup = int(assignment.duplicate_of[k])
-            fields = rec.as_fields() | {
-                "cluster": docs[int(assignment.cluster[k])].id,
-                "duplicate_of": docs[dup].id if dup >= 0 else None,
-                "distance": int(assignment.distance[k]) if dup >= 0 else None,
-                "similarity": float(assignment.similarity[k]) if dup >= 0 else None,
-                "is_duplicate": dup >= 0,
-                "indexed_at": now,
-            }
-            yield {"_index": index, "_id": doc.id, "title": doc.title, "text": doc.text, "neardup": fields}
-
-    ok, errors = helpers.bulk(client, actions(), max_retries=3, raise_on_error=False)
-    client.indices.refresh(index=index)
-    return {
-        "url": info.url,
-        "index": index,
-        "indexed": ok,
-        "errors": len(errors) if isinstance(errors, list) else errors,
-    }
+    fingerprinter = Fingerprinter.default()
+    config = IngestConfig(refresh="true")
+    written = duplicates = errors = 0
+    for k in range(0, len(docs), BATCH):
+        chunk = [Incoming(d.id, d.text, d.title) for d in docs[k : k + BATCH]]
+        items = index_batch(client, index, chunk, fingerprinter, config)
+        written += sum(1 for i in items if i.status != "error")
+        duplicates += sum(1 for i in items if i.duplicate_of)
+        errors += sum(1 for i in items if i.status == "error")
+    return {"index": index, "indexed": written, "duplicates": duplicates, "errors": errors}
 
 
 @click.command("demo")
-@click.option("--port", type=click.IntRange(1024, 65000), default=9200, show_default=True)
-def demo_cmd(port: int) -> None:
-    """Start the embedded Elasticsearch and load a demo corpus with planted reprints."""
+@click.option("--port", type=click.IntRange(1024, 65000), default=8000, show_default=True, help="Service port.")
+@click.option("--es-port", type=click.IntRange(1024, 65000), default=9200, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
+@click.option("--no-serve", is_flag=True, help="Load the corpus and exit (Elasticsearch keeps running).")
+def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool) -> None:
+    """Start the embedded Elasticsearch, load a demo corpus through the ingest pipeline, serve the API."""
     from .cli import reports_errors
+    from .server import serve
 
     @reports_errors
     def go() -> None:
         start = time.perf_counter()
-        out = run_demo(Settings.from_env(), port)
+        base = Settings.from_env()
+        info, _ = esnode.start(base.home, base.home / "es-data", port=es_port)
+        settings = Settings.from_env(es_url=info.url)
+        out = load_demo(settings)
         click.echo(
-            f"indexed {out['indexed']} documents into {out['index']} ({out['errors']} errors) "
+            f"Elasticsearch {esnode.ES_VERSION} at {info.url}; indexed {out['indexed']} documents into "
+            f"{out['index']} ({out['duplicates']} flagged as near-duplicates, {out['errors']} errors) "
             f"in {time.perf_counter() - start:.0f}s"
         )
-        click.echo(f"Elasticsearch: {out['url']}")
-        click.echo(
-            f"one hit per duplicate cluster: curl '{out['url']}/{out['index']}/_search?pretty' "
-            "-H 'content-type: application/json' "
-            '-d \'{"query":{"match":{"text":"经济"}},"collapse":{"field":"neardup.cluster"}}\''
-        )
-        click.echo("stop it with: neardup es stop")
+        url = f"http://127.0.0.1:{port}"
+        click.echo(f"service: {url}  (API description: {url}/openapi.json, try-it pages: {url}/docs)")
+        click.echo(f"  hide near duplicates: {url}/v1/indices/{out['index']}/search?q=经济&hide_duplicates=true")
+        click.echo(f"  largest clusters:     {url}/v1/indices/{out['index']}/clusters")
+        if no_serve:
+            click.echo("not serving (--no-serve); stop Elasticsearch with: neardup es stop")
+            return
+        click.echo("Ctrl-C stops the service; stop Elasticsearch with: neardup es stop")
+        serve(settings, "127.0.0.1", port, workers)
 
     go()

@@ -86,7 +86,7 @@ def sequential(api: FlaskClient, es: Elasticsearch, docs: list[Doc]) -> Iterator
 def test_ingest_flags_reach_the_offline_clustering_scores(
     sequential: tuple[str, dict[str, Any]], docs: list[Doc]
 ) -> None:
-    index, items = sequential
+    _, items = sequential
     truth = [d.group for d in docs]
     service = pairwise_scores(truth, [items[d.id]["cluster"] for d in docs])
     fp = Fingerprinter.default()
@@ -177,7 +177,7 @@ def test_dedupe_of_a_plain_index_gives_the_ingest_clusters(
     api: FlaskClient, es: Elasticsearch, index_name: str, sequential: tuple[str, dict[str, Any]], docs: list[Doc]
 ) -> None:
     """An index filled without neardup (ids in file order), deduped by the HTTP job, equals ingest."""
-    seq_index, items = sequential
+    _, items = sequential
     es.indices.create(index=index_name)
     helpers.bulk(es, ({"_index": index_name, "_id": d.id, "title": d.title, "text": d.text} for d in docs))
     es.indices.refresh(index=index_name)

@@ -1,0 +1,116 @@
+"""``neardup index / dedupe / reconcile / serve`` as a user runs them (subprocesses, real Elasticsearch)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from elasticsearch import Elasticsearch, helpers
+
+from neardup.evaluation.corpus import load_peoples_daily
+
+pytestmark = pytest.mark.es
+
+
+def _run(*args: str, es_url: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"NEARDUP_ES_URL": es_url}
+    return subprocess.run(
+        [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    arts = load_peoples_daily()[:20]
+    path = tmp_path_factory.mktemp("cli") / "docs.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        for k, a in enumerate(arts):
+            out.write(json.dumps({"id": f"o{k}", "title": a.title, "text": a.text, "section": "news"}) + "\n")
+        for k, a in enumerate(arts[:5]):  # reprints: a source line added, last paragraph dropped
+            text = "来源：人民日报\n" + "\n".join(a.paragraphs[:-1] if len(a.paragraphs) > 2 else a.paragraphs)
+            out.write(json.dumps({"id": f"r{k}", "title": a.title, "text": text}) + "\n")
+    return path
+
+
+def test_index_flags_reprints_and_keeps_other_fields(corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+    res = _run("index", index_name, str(corpus_file), es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert "indexed 25 documents" in res.stderr and "5 flagged as near-duplicates" in res.stderr
+    es.indices.refresh(index=index_name)
+    for k in range(5):
+        doc = es.get(index=index_name, id=f"r{k}")["_source"]
+        assert doc["neardup"]["duplicate_of"] == f"o{k}" and doc["neardup"]["cluster"] == f"o{k}"
+    assert es.get(index=index_name, id="o0")["_source"]["section"] == "news"
+
+
+def test_index_with_a_bad_line_writes_nothing(tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "一二三四五六七八九十"}\n{"id": "b", "text": 5}\n', encoding="utf-8")
+    res = _run("index", index_name, str(bad), es_url=es_url)
+    assert res.returncode == 2 and "line 2" in res.stderr and "Traceback" not in res.stderr
+    assert not es.indices.exists(index=index_name)
+
+
+def test_dedupe_then_reconcile_on_a_plain_index(corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+    lines = [json.loads(x) for x in corpus_file.read_text(encoding="utf-8").splitlines()]
+    helpers.bulk(es, ({"_index": index_name, "_id": d.pop("id"), **d} for d in lines), refresh=True)
+    res = _run("dedupe", index_name, "--workers", "2", es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert "fingerprinted=25" in res.stdout and "clusters=20" in res.stdout
+    again = _run("reconcile", index_name, es_url=es_url)
+    assert again.returncode == 0 and "changed=0" in again.stdout
+    assert es.get(index=index_name, id="r3")["_source"]["neardup"]["cluster"] == "o3"
+
+
+def test_batch_commands_report_missing_index_and_unreachable_es(es_url: str) -> None:
+    res = _run("reconcile", "no-such-index-xyz", es_url=es_url)
+    assert res.returncode == 2 and "no index" in res.stderr
+    down = _run("dedupe", "anything", es_url="http://127.0.0.1:9")
+    assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_serve_runs_several_workers(es_url: str, index_name: str) -> None:
+    port = _free_port()
+    env = os.environ | {"NEARDUP_ES_URL": es_url}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(base + "/healthz", timeout=2) as resp:
+                    assert json.load(resp)["status"] == "ok"
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        else:
+            raise AssertionError("service did not come up")
+        body = json.dumps({"id": "x", "text": "国务院今天召开常务会议，部署推动经济稳定增长的措施。"}).encode()
+        req = urllib.request.Request(
+            f"{base}/v1/indices/{index_name}/documents", data=body, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            assert json.load(resp)["items"][0]["status"] == "created"
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert out.count("Booting worker") == 2
