@@ -35,6 +35,7 @@ class Settings:
     max_body_bytes: int = 16 * 1024 * 1024
     max_documents_per_request: int = 5000
     max_text_chars: int = 2_000_000
+    max_candidates: int = 500
     home: Path = field(default_factory=default_home)
 
     @classmethod

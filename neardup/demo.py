@@ -13,7 +13,7 @@ from . import esnode
 from .config import Settings
 from .evaluation.corpus import load_peoples_daily
 from .evaluation.sets import news_set
-from .flagging import IngestConfig, Incoming, index_batch
+from .flagging import Incoming, IngestConfig, index_batch
 from .ingest.fingerprint import Fingerprinter
 from .store import make_client, setup_index
 

@@ -19,7 +19,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import ConnectionError as ESConnectionError
+from elasticsearch import ConnectionTimeout, Elasticsearch, helpers
 
 from .ingest.cluster import candidate_pairs
 from .ingest.fingerprint import Fingerprinter, Record
@@ -51,7 +52,7 @@ class Incoming:
 @dataclass(frozen=True)
 class IngestConfig:
     verify: VerifyConfig = field(default_factory=VerifyConfig)
-    max_candidates: int = 100
+    max_candidates: int = 500
     refresh: str = "wait_for"
     bulk_retries: int = 3
     chunk_size: int = 500
@@ -215,8 +216,8 @@ def index_batch(
     on_progress: Callable[[int], None] | None = None,
 ) -> list[ItemResult]:
     """Flag and write one batch; ``records`` may be given when fingerprints were computed elsewhere
-    (e.g. a process pool). Raises the client's ConnectionError when Elasticsearch is unreachable
-    before anything was written."""
+    (e.g. a process pool). Raises the client's ConnectionError when Elasticsearch is unreachable and
+    nothing was written; a batch that was partly written reports the failed items."""
     recs = list(records) if records is not None else [fingerprinter.fingerprint(d.text, d.title) for d in docs]
     ids = [d.id for d in docs]
     assigned = assign_batch(client, index, ids, recs, config)
@@ -233,6 +234,7 @@ def index_batch(
             yield {"_op_type": "index", "_index": index, "_id": doc.id, "_source": body}
 
     results: list[ItemResult] = []
+    unreachable: list[Exception] = []
     stream = helpers.streaming_bulk(
         client,
         actions(),
@@ -259,9 +261,13 @@ def index_batch(
                 )
             )
         else:
+            if isinstance(info.get("exception"), (ESConnectionError, ConnectionTimeout)):
+                unreachable.append(info["exception"])
             err = info.get("error")
             reason = err.get("reason", str(err)) if isinstance(err, dict) else str(err)
             results.append(ItemResult(str(info.get("_id")), "error", None, None, None, None, reason))
         if on_progress is not None:
             on_progress(1)
+    if unreachable and len(unreachable) == len(results):
+        raise unreachable[0]  # nothing was written: Elasticsearch is away (the service answers 503)
     return results

@@ -23,11 +23,14 @@ from .ingest.sketch import decode_sketch
 from .ingest.verify import Comparable, Match, VerifyConfig, verify
 
 __all__ = [
+    "PAINLESS_HAMMING",
     "SOURCE_FIELDS",
     "Found",
     "Stored",
     "candidate_query",
     "find_duplicates",
+    "hamming_filter",
+    "script_language",
     "search_candidates",
 ]
 
@@ -41,6 +44,34 @@ SOURCE_FIELDS = [
     "neardup.cluster",
     "neardup.indexed_at",
 ]
+
+
+#: Hamming distance as a Painless filter, for clusters that have Painless (any regular 8.x cluster)
+PAINLESS_HAMMING = (
+    "for (def v : doc[params.field]) { for (def q : params.fingerprints) {"
+    " if (Long.bitCount(v ^ q) <= params.max_distance) { return true; } } } return false;"
+)
+
+
+def script_language(client: Elasticsearch) -> str:
+    """``painless`` when the cluster has it, else ``neardup`` (the embedded node's native script)."""
+    langs = {c["language"] for c in client.get_script_languages()["language_contexts"]}
+    for lang in ("painless", "neardup"):
+        if lang in langs:
+            return lang
+    raise RuntimeError(f"no script language for a Hamming filter; the cluster has {sorted(langs)}")
+
+
+def hamming_filter(fingerprints: Sequence[int], max_distance: int, lang: str) -> dict[str, Any]:
+    """A ``script`` query keeping documents with a ``neardup.fingerprint`` value within
+    ``max_distance`` bits of any of ``fingerprints`` (signed longs).
+
+    >>> hamming_filter([5], 3, "neardup")["script"]["script"]["source"]
+    'hamming'
+    """
+    params = {"field": "neardup.fingerprint", "fingerprints": list(fingerprints), "max_distance": max_distance}
+    source = "hamming" if lang == "neardup" else PAINLESS_HAMMING
+    return {"script": {"script": {"lang": lang, "source": source, "params": params}}}
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         settings=settings,
         client=make_client(settings),
         fingerprinter=Fingerprinter.default(),
-        ingest=IngestConfig(),
+        ingest=IngestConfig(max_candidates=settings.max_candidates),
     )
     register_error_handlers(app)
     for module in (meta, indices, documents, search, clusters, jobs):

@@ -40,7 +40,9 @@ def corpus_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_index_flags_reprints_and_keeps_other_fields(corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+def test_index_flags_reprints_and_keeps_other_fields(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
     res = _run("index", index_name, str(corpus_file), es_url=es_url)
     assert res.returncode == 0, res.stderr
     assert "indexed 25 documents" in res.stderr and "5 flagged as near-duplicates" in res.stderr
@@ -59,7 +61,9 @@ def test_index_with_a_bad_line_writes_nothing(tmp_path: Path, es_url: str, es: E
     assert not es.indices.exists(index=index_name)
 
 
-def test_dedupe_then_reconcile_on_a_plain_index(corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+def test_dedupe_then_reconcile_on_a_plain_index(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
     lines = [json.loads(x) for x in corpus_file.read_text(encoding="utf-8").splitlines()]
     helpers.bulk(es, ({"_index": index_name, "_id": d.pop("id"), **d} for d in lines), refresh=True)
     res = _run("dedupe", index_name, "--workers", "2", es_url=es_url)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from elasticsearch import Elasticsearch
 
@@ -68,3 +70,24 @@ def test_collapse_on_cluster_returns_one_hit_per_cluster(es: Elasticsearch, inde
 def test_invalid_index_name_is_refused_before_any_request(es: Elasticsearch) -> None:
     with pytest.raises(UsageError):
         setup_index(es, "Bad*Name")
+
+
+def test_hamming_script_filter_keeps_exactly_the_close_fingerprints(es: Elasticsearch, index_name: str) -> None:
+    """The in-Elasticsearch Hamming check (Painless on a full cluster, the native script embedded)."""
+    from neardup.ingest.bits import hamming, to_signed
+
+    from neardup.lookup import hamming_filter, script_language
+
+    setup_index(es, index_name)
+    rng = random.Random(5)
+    query = rng.getrandbits(64)
+    values = [query ^ (1 << rng.randrange(64)) ^ (1 << rng.randrange(64)) for _ in range(10)]
+    values += [query ^ rng.getrandbits(64) for _ in range(40)] + [query, query ^ 0b1111]
+    for k, v in enumerate(values):
+        es.index(index=index_name, id=str(k), document={"neardup": {"fingerprint": [to_signed(v)]}})
+    es.indices.refresh(index=index_name)
+    lang = script_language(es)
+    for k in (0, 2, 3, 4):
+        resp = es.search(index=index_name, query=hamming_filter([to_signed(query)], k, lang), size=100)
+        got = {int(h["_id"]) for h in resp["hits"]["hits"]}
+        assert got == {i for i, v in enumerate(values) if hamming(v, query) <= k}

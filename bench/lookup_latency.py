@@ -1,0 +1,197 @@
+"""Lookup latency for one document against 100,000 indexed documents, 1,000 queries, same run:
+
+- **blocks + Python check** (what the service does): ``bool.should`` terms on b0..b3, candidates
+  returned, Hamming checked in Python;
+- **blocks + script filter**: the same block query with the Hamming check as a script filter inside
+  Elasticsearch (Painless on a full cluster, the native ``neardup`` script on the embedded node);
+- **brute force script**: the script filter over every document (no blocks) — the ES-native peer;
+- **numpy brute force**: XOR + popcount over all fingerprints in this process (no Elasticsearch).
+
+The index holds synthetic records: 16 uniformly random 64-bit fingerprints per document (the service's
+amplification), so candidates per query are those of uniform bits; real text fingerprints have biased
+bits and somewhat more candidates. Half the queries are planted near-duplicates (0-3 bits flipped in
+every seed's fingerprint), half random.
+
+Run: ``python -m bench.lookup_latency`` (embedded Elasticsearch, or ``NEARDUP_ES_URL``)
+→ bench/results/lookup_latency.md
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from elasticsearch import Elasticsearch, helpers
+from neardup.ingest.bits import block_fields, to_signed
+
+from bench.machine import describe, write_results
+from neardup import esnode
+from neardup.config import Settings
+from neardup.lookup import candidate_query, hamming_filter, script_language
+from neardup.store import setup_index
+
+OUT = Path(__file__).parent / "results" / "lookup_latency.md"
+N = 100_000
+QUERIES = 1_000
+SEEDS = 16
+INDEX = "bench-lookup"
+VERSION = "bench"
+
+
+class _Query:
+    """What candidate_query needs from a record."""
+
+    def __init__(self, fps: np.ndarray) -> None:
+        self.fingerprints = tuple(int(x) for x in fps)
+        self.status = "ok"
+        self.exact = ""
+
+    @property
+    def fingerprint(self) -> int:
+        return self.fingerprints[0]
+
+
+def _load(client: Elasticsearch, fps: np.ndarray) -> None:
+    client.indices.delete(index=INDEX, ignore_unavailable=True)
+    setup_index(client, INDEX)
+    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "-1"})
+
+    def actions() -> Any:
+        for k in range(N):
+            row = [int(x) for x in fps[k]]
+            b = block_fields(row)
+            yield {
+                "_index": INDEX,
+                "_id": str(k),
+                "neardup": {
+                    "fingerprint": [to_signed(x) for x in row],
+                    "b0": b[0],
+                    "b1": b[1],
+                    "b2": b[2],
+                    "b3": b[3],
+                    "status": "ok",
+                    "version": VERSION,
+                    "cluster": str(k),
+                },
+            }
+
+    helpers.bulk(client, actions(), chunk_size=2000, request_timeout=120)
+    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "1s"})
+    client.indices.refresh(index=INDEX)
+    client.indices.forcemerge(index=INDEX, max_num_segments=1, request_timeout=600)
+
+
+def _percentiles(ms: list[float]) -> tuple[float, float]:
+    ordered = sorted(ms)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def main() -> None:
+    rng = np.random.default_rng(1)
+    fps = rng.integers(0, 2**64 - 1, size=(N, SEEDS), dtype=np.uint64, endpoint=True)
+    planted_src = rng.choice(N, size=QUERIES // 2, replace=False)
+    queries = []
+    for src in planted_src:
+        q = fps[src].copy()
+        for s in range(SEEDS):
+            for f in rng.choice(64, size=int(rng.integers(0, 4)), replace=False):
+                q[s] ^= np.uint64(1) << np.uint64(int(f))
+        queries.append((q, int(src)))
+    for _ in range(QUERIES - len(planted_src)):
+        queries.append((rng.integers(0, 2**64 - 1, size=SEEDS, dtype=np.uint64, endpoint=True), -1))
+
+    url = os.environ.get("NEARDUP_ES_URL")
+    data = None
+    if not url:
+        settings = Settings.from_env()
+        data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
+        info, _ = esnode.start(settings.home, data, port=9277, heap="2g")
+        url = info.url
+    client = Elasticsearch(url, request_timeout=120)
+    try:
+        t0 = time.perf_counter()
+        _load(client, fps)
+        load_s = time.perf_counter() - t0
+        lang = script_language(client)
+        main_fps = fps[:, 0]
+
+        def blocks_python(q: np.ndarray) -> tuple[set[int], int]:
+            query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
+            resp = client.search(index=INDEX, query=query, size=500, source=["neardup.fingerprint"])
+            hits = resp["hits"]["hits"]
+            q0 = int(q[0])
+            found = set()
+            for h in hits:
+                v = h["_source"]["neardup"]["fingerprint"][0] & (2**64 - 1)
+                if (v ^ q0).bit_count() <= 3:
+                    found.add(int(h["_id"]))
+            return found, int(resp["hits"]["total"]["value"])
+
+        def blocks_script(q: np.ndarray) -> tuple[set[int], int]:
+            query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
+            query["bool"]["filter"].append(hamming_filter([to_signed(int(q[0]))], 3, lang))
+            hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
+            return {int(h["_id"]) for h in hits}, -1
+
+        def brute_script(q: np.ndarray) -> tuple[set[int], int]:
+            query = hamming_filter([to_signed(int(q[0]))], 3, lang)
+            hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
+            return {int(h["_id"]) for h in hits}, N
+
+        def brute_numpy(q: np.ndarray) -> tuple[set[int], int]:
+            close = np.flatnonzero(np.bitwise_count(main_fps ^ q[0]) <= 3)
+            return set(close.tolist()), N
+
+        methods: dict[str, Callable[[np.ndarray], tuple[set[int], int]]] = {
+            "blocks + Python check (service)": blocks_python,
+            f"blocks + script filter in ES ({lang})": blocks_script,
+            f"brute-force script over all docs ({lang})": brute_script,
+            "numpy brute force (in process, no ES)": brute_numpy,
+        }
+        rows = []
+        for name, fn in methods.items():
+            for q, _ in queries[:20]:  # warm caches
+                fn(q)
+            times, cands, hits = [], [], 0
+            for q, src in queries:
+                start = time.perf_counter()
+                found, n_cand = fn(q)
+                times.append((time.perf_counter() - start) * 1000)
+                cands.append(n_cand)
+                if src >= 0 and src in found:
+                    hits += 1
+            p50, p99 = _percentiles(times)
+            rows.append((name, p50, p99, statistics.mean(cands) if min(cands) >= 0 else None, hits))
+    finally:
+        client.indices.delete(index=INDEX, ignore_unavailable=True)
+        client.close()
+        if data is not None:
+            esnode.stop(data)
+    base = rows[2][1]
+    lines = [
+        "# Lookup latency: one document against 100,000 indexed documents",
+        "",
+        f"Machine: {describe()}",
+        f"Elasticsearch: {'embedded ' + esnode.ES_VERSION if data else url}, 1 shard, force-merged; "
+        f"loading {N} docs took {load_s:.1f}s.",
+        f"{QUERIES} queries ({len(planted_src)} planted near-duplicates within 3 bits, the rest random); "
+        "latency is client wall time per query (one HTTP request each).",
+        "Command: `python -m bench.lookup_latency`",
+        "",
+        "| method | p50 ms | p99 ms | candidates / query | planted found | p50 vs brute-force script |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, p50, p99, cand, hits in rows:
+        shown = "same block query, checked inside ES" if cand is None else f"{cand:.1f}"
+        lines.append(f"| {name} | {p50:.2f} | {p99:.2f} | {shown} | {hits}/{len(planted_src)} | {base / p50:.1f}× |")
+    write_results(OUT, lines)
+
+
+if __name__ == "__main__":
+    main()
