@@ -10,7 +10,7 @@ from elasticsearch import Elasticsearch
 
 from .ingest.bits import hamming, to_unsigned
 
-__all__ = ["get_cluster", "list_clusters", "search"]
+__all__ = ["get_cluster", "list_clusters", "overview", "search"]
 
 _PRECISION = 40000  # cardinality is exact (within hash collisions) below this many clusters
 _SNIPPET = 300
@@ -143,3 +143,72 @@ def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 100
         )
     members.sort(key=lambda m: (not m["canonical"], m["indexed_at"] or "", m["id"]))
     return {"cluster": cluster, "size": int(resp["hits"]["total"]["value"]), "members": members}
+
+
+def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> dict[str, Any]:
+    """Numbers for the overview charts: documents, clusters, duplicate share, cluster-size
+    distribution (clusters per size, over the ``max_clusters`` largest), duplicates over time."""
+    head = client.search(
+        index=index,
+        size=0,
+        aggs={
+            "clusters": {"cardinality": {"field": "neardup.cluster", "precision_threshold": _PRECISION}},
+            "duplicates": {"filter": {"term": {"neardup.is_duplicate": True}}},
+            "span": {"stats": {"field": "neardup.indexed_at"}},
+            "sizes": {"terms": {"field": "neardup.cluster", "size": max_clusters, "min_doc_count": 1}},
+        },
+    )
+    aggs = head["aggregations"]
+    total = int(head["hits"]["total"]["value"])
+    by_size: dict[int, int] = {}
+    for b in aggs["sizes"]["buckets"]:
+        by_size[int(b["doc_count"])] = by_size.get(int(b["doc_count"]), 0) + 1
+    timeline: list[dict[str, Any]] = []
+    span = aggs["span"]
+    if span.get("count"):
+        interval = _interval(float(span["max"]) - float(span["min"]))
+        resp = client.search(
+            index=index,
+            size=0,
+            aggs={
+                "t": {
+                    "date_histogram": {"field": "neardup.indexed_at", "fixed_interval": interval, "min_doc_count": 0},
+                    "aggs": {"dups": {"filter": {"term": {"neardup.is_duplicate": True}}}},
+                }
+            },
+        )
+        timeline = [
+            {"time": b["key_as_string"], "documents": b["doc_count"], "duplicates": b["dups"]["doc_count"]}
+            for b in resp["aggregations"]["t"]["buckets"]
+        ]
+    duplicates = int(aggs["duplicates"]["doc_count"])
+    return {
+        "documents": total,
+        "clusters": int(aggs["clusters"]["value"]),
+        "duplicates": duplicates,
+        "duplicate_share": duplicates / total if total else 0.0,
+        "cluster_sizes": [{"size": s, "clusters": c} for s, c in sorted(by_size.items())],
+        "timeline": timeline,
+    }
+
+
+def _interval(span_ms: float) -> str:
+    """A fixed interval giving at most ~60 buckets.
+
+    >>> _interval(30_000), _interval(3 * 3600_000), _interval(40 * 86400_000)
+    ('1s', '5m', '1d')
+    """
+    for name, ms in (
+        ("1s", 1000),
+        ("10s", 10_000),
+        ("1m", 60_000),
+        ("5m", 300_000),
+        ("1h", 3600_000),
+        ("6h", 21600_000),
+        ("1d", 86400_000),
+        ("7d", 604800_000),
+        ("30d", 2592000_000),
+    ):
+        if span_ms / ms <= 60:
+            return name
+    return "365d"

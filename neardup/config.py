@@ -36,6 +36,7 @@ class Settings:
     max_documents_per_request: int = 5000
     max_text_chars: int = 2_000_000
     max_candidates: int = 500
+    ui_index: str = "demo-news"
     home: Path = field(default_factory=default_home)
 
     @classmethod

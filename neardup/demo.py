@@ -45,7 +45,8 @@ def load_demo(settings: Settings, index: str = "demo-news") -> dict[str, Any]:
 @click.option("--es-port", type=click.IntRange(1024, 65000), default=9200, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
 @click.option("--no-serve", is_flag=True, help="Load the corpus and exit (Elasticsearch keeps running).")
-def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool) -> None:
+@click.option("--es-url", default=None, help="Use this Elasticsearch instead of starting the embedded one.")
+def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, es_url: str | None) -> None:
     """Start the embedded Elasticsearch, load a demo corpus through the ingest pipeline, serve the API."""
     from .cli import reports_errors
     from .server import serve
@@ -54,20 +55,22 @@ def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool) -> None:
     def go() -> None:
         start = time.perf_counter()
         base = Settings.from_env()
-        info, _ = esnode.start(base.home, base.home / "es-data", port=es_port)
-        settings = Settings.from_env(es_url=info.url)
+        url_of_es = es_url
+        if url_of_es is None:
+            info, _ = esnode.start(base.home, base.home / "es-data", port=es_port)
+            url_of_es = info.url
+        settings = Settings.from_env(es_url=url_of_es)
         out = load_demo(settings)
         click.echo(
-            f"Elasticsearch {esnode.ES_VERSION} at {info.url}; indexed {out['indexed']} documents into "
+            f"Elasticsearch at {url_of_es}; indexed {out['indexed']} documents into "
             f"{out['index']} ({out['duplicates']} flagged as near-duplicates, {out['errors']} errors) "
             f"in {time.perf_counter() - start:.0f}s"
         )
         url = f"http://127.0.0.1:{port}"
-        click.echo(f"service: {url}  (API description: {url}/openapi.json, try-it pages: {url}/docs)")
-        click.echo(f"  hide near duplicates: {url}/v1/indices/{out['index']}/search?q=经济&hide_duplicates=true")
-        click.echo(f"  largest clusters:     {url}/v1/indices/{out['index']}/clusters")
+        click.echo(f"open {url}/  (search with the hide-duplicates switch, clusters, overview)")
+        click.echo(f"  API: {url}/v1/indices/{out['index']}/search?q=经济&hide_duplicates=true  ·  {url}/docs")
         if no_serve:
-            click.echo("not serving (--no-serve); stop Elasticsearch with: neardup es stop")
+            click.echo("not serving (--no-serve)")
             return
         click.echo("Ctrl-C stops the service; stop Elasticsearch with: neardup es stop")
         serve(settings, "127.0.0.1", port, workers)

@@ -181,6 +181,24 @@ def serve_cmd(host: str, port: int, workers: int, es_url: str | None) -> None:
     serve(Settings.from_env(es_url=es_url), host, port, workers)
 
 
+@click.group("kibana")
+def kibana() -> None:
+    """Kibana dashboards of duplicate clusters."""
+
+
+@kibana.command("import")
+@click.option("--kibana-url", envvar="NEARDUP_KIBANA_URL", default="http://127.0.0.1:5601", show_default=True)
+@click.option("--index-pattern", default=None, help="Indices the data view covers (default: demo-news).")
+@click.option("--file", "path", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None)
+@reports_errors
+def kibana_import(kibana_url: str, index_pattern: str | None, path: Path | None) -> None:
+    """Import the data view and the "Duplicate clusters" dashboard into Kibana (overwriting)."""
+    from .kibana import import_objects, load_objects, saved_objects_path
+
+    result = import_objects(kibana_url, load_objects(path or saved_objects_path(), index_pattern))
+    click.echo(f"imported {result.get('successCount', 0)} saved objects into {kibana_url}")
+
+
 def register(cli: click.Group) -> None:
-    for command in (index_cmd, dedupe_cmd, reconcile_cmd, serve_cmd):
+    for command in (index_cmd, dedupe_cmd, reconcile_cmd, serve_cmd, kibana):
         cli.add_command(command)

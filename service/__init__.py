@@ -17,6 +17,7 @@ from neardup.config import Settings
 from neardup.flagging import IngestConfig
 from neardup.store import make_client
 
+from . import web
 from .api import clusters, documents, indices, jobs, meta, search
 from .errors import register_error_handlers
 from .schemas import DocumentIn
@@ -41,7 +42,7 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         ingest=IngestConfig(max_candidates=settings.max_candidates),
     )
     register_error_handlers(app)
-    for module in (meta, indices, documents, search, clusters, jobs):
+    for module in (meta, indices, documents, search, clusters, jobs, web):
         app.register_blueprint(module.bp)
 
     @app.spec_processor

@@ -1,0 +1,115 @@
+"""Kibana saved objects shipped in ``docker/kibana/``: a data view over neardup indices and the
+"Duplicate clusters" dashboard. :func:`import_objects` loads them through Kibana's saved-objects API;
+:func:`panel_requests` says which Elasticsearch search each panel runs (tests run them for real).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from .errors import NeardupError
+
+__all__ = ["DATA_VIEW_ID", "KibanaError", "import_objects", "load_objects", "panel_requests", "saved_objects_path"]
+
+DATA_VIEW_ID = "neardup-data-view"
+
+
+class KibanaError(NeardupError):
+    """Kibana refused or could not be reached; ``errors`` holds its per-object errors."""
+
+    def __init__(self, message: str, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or []
+
+
+def saved_objects_path() -> Path:
+    """``docker/kibana/neardup-dashboard.ndjson`` of a source checkout (the Docker image has one in /app)."""
+    return Path(__file__).resolve().parent.parent / "docker" / "kibana" / "neardup-dashboard.ndjson"
+
+
+def load_objects(path: Path, index_pattern: str | None = None) -> list[dict[str, Any]]:
+    """The saved objects; with ``index_pattern`` the data view and the Vega panels point at it."""
+    objects = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if index_pattern:
+        for obj in objects:
+            if obj["type"] == "index-pattern":
+                obj["attributes"]["title"] = index_pattern
+            elif obj["type"] == "visualization":
+                state = json.loads(obj["attributes"]["visState"])
+                if state["type"] == "vega":
+                    spec = json.loads(state["params"]["spec"])
+                    spec["data"]["url"]["index"] = index_pattern
+                    state["params"]["spec"] = json.dumps(spec, ensure_ascii=False, indent=2)
+                    obj["attributes"]["visState"] = json.dumps(state, ensure_ascii=False)
+    return objects
+
+
+@dataclass(frozen=True)
+class PanelRequest:
+    """The search a panel sends: its index and body (the dashboard's time/filter context left out)."""
+
+    index: str
+    body: dict[str, Any]
+
+
+def _legacy_aggs(state: dict[str, Any]) -> dict[str, Any]:
+    """The aggregation tree of an aggregation-based visualization (the agg types neardup ships)."""
+    buckets = [a for a in state["aggs"] if a["enabled"] and a["schema"] != "metric"]
+    tree: dict[str, Any] = {}
+    node = tree
+    for agg in buckets:
+        p = agg["params"]
+        if agg["type"] == "terms":
+            body: dict[str, Any] = {"terms": {"field": p["field"], "size": p["size"], "order": {"_count": p["order"]}}}
+        elif agg["type"] == "date_histogram":
+            body = {
+                "date_histogram": {"field": p["field"], "fixed_interval": "1h", "min_doc_count": p["min_doc_count"]}
+            }
+        else:
+            raise ValueError(f"agg type {agg['type']!r} is not one neardup ships")
+        node[agg["id"]] = body
+        node = body.setdefault("aggs", {})
+    return tree
+
+
+def panel_requests(objects: list[dict[str, Any]]) -> dict[str, PanelRequest]:
+    """Visualization id → the search it runs (Vega: its ``url``; aggregation-based: its agg tree)."""
+    titles = {o["id"]: o["attributes"]["title"] for o in objects if o["type"] == "index-pattern"}
+    out: dict[str, PanelRequest] = {}
+    for obj in objects:
+        if obj["type"] != "visualization":
+            continue
+        state = json.loads(obj["attributes"]["visState"])
+        if state["type"] == "vega":
+            url = json.loads(state["params"]["spec"])["data"]["url"]
+            out[obj["id"]] = PanelRequest(url["index"], dict(url["body"]))
+        else:
+            ref = next(r for r in obj["references"] if r["type"] == "index-pattern")
+            out[obj["id"]] = PanelRequest(titles[ref["id"]], {"size": 0, "aggs": _legacy_aggs(state)})
+    return out
+
+
+def import_objects(kibana_url: str, objects: list[dict[str, Any]], timeout: float = 60) -> dict[str, Any]:
+    """``POST /api/saved_objects/_import?overwrite=true``; raises :class:`KibanaError` on failure."""
+    ndjson = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects).encode("utf-8")
+    try:
+        resp = requests.post(
+            kibana_url.rstrip("/") + "/api/saved_objects/_import",
+            params={"overwrite": "true"},
+            headers={"kbn-xsrf": "neardup"},
+            files={"file": ("neardup-dashboard.ndjson", ndjson, "application/ndjson")},
+            timeout=timeout,
+        )
+    except requests.RequestException as exc:
+        raise KibanaError(f"Kibana at {kibana_url} is unreachable: {type(exc).__name__}") from exc
+    if resp.status_code != 200:
+        raise KibanaError(f"Kibana answered {resp.status_code}: {resp.text[:300]}")
+    result: dict[str, Any] = resp.json()
+    if not result.get("success"):
+        raise KibanaError("Kibana did not import every object", result.get("errors"))
+    return result

@@ -1,0 +1,87 @@
+"""The web page at ``/``: search with the "hide near duplicates" switch, the cluster browser with
+highlighted differences, and an overview with charts. Server-rendered HTML plus one small script;
+every number comes from the same functions the JSON API uses (:mod:`neardup.browse`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import render_template, request
+
+from neardup.browse import get_cluster, list_clusters, overview, search
+
+from ..api.common import checked_index
+from ..errors import ApiError
+from ..state import state
+from .diff import side_by_side
+
+__all__ = ["bp"]
+
+bp = APIBlueprint(
+    "web",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/ui/static",
+    enable_openapi=False,
+)
+PAGE = 20
+
+
+def _index() -> str:
+    return checked_index(request.args.get("index") or state().settings.ui_index)
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name, "")
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_input", f"{name} must be an integer") from exc
+    return max(low, min(high, value))
+
+
+@bp.get("/")
+def search_page() -> str:
+    index = _index()
+    q = request.args.get("q", "")
+    hide = request.args.get("hide", "") in {"1", "on", "true"}
+    page = _int_arg("page", 1, 1, 500)
+    result = search(state().client, index, q, hide, PAGE, (page - 1) * PAGE)
+    return render_template(
+        "search.html", index=index, q=q, hide=hide, page=page, result=result, pages=-(-result["total"] // PAGE)
+    )
+
+
+@bp.get("/clusters")
+def clusters_page() -> str:
+    index = _index()
+    min_size = _int_arg("min_size", 2, 1, 1_000_000)
+    data = list_clusters(state().client, index, min_size, 100)
+    return render_template("clusters.html", index=index, min_size=min_size, data=data)
+
+
+@bp.get("/clusters/<cluster_id>")
+def cluster_page(cluster_id: str) -> str:
+    index = _index()
+    data = get_cluster(state().client, index, cluster_id, size=200)
+    if data is None:
+        raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
+    members = data["members"]
+    canonical = next((m for m in members if m["canonical"]), members[0])
+    rows: list[dict[str, Any]] = []
+    for m in members:
+        if m is canonical:
+            continue
+        left, right = side_by_side(canonical.get("text") or "", m.get("text") or "")
+        rows.append({"member": m, "left": left, "right": right})
+    return render_template("cluster.html", index=index, data=data, canonical=canonical, rows=rows)
+
+
+@bp.get("/overview")
+def overview_page() -> str:
+    index = _index()
+    return render_template("overview.html", index=index, data=overview(state().client, index))
