@@ -256,7 +256,7 @@ def cluster_records(
     extra_i: list[int] = []
     extra_j: list[int] = []
     for row, r in enumerate(records):
-        if r.status != "ok":
+        if r.status == "too_short":
             first = first_exact.setdefault(r.exact, row)
             if first != row:
                 extra_i.append(first)

@@ -10,15 +10,20 @@
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import xxhash
 
 from . import bits
+from .metadata import encode_meta, meta_signature
 from .normalize import content_chars, normalize
+from .records import RecordConfig, split_record
 from .segment import Segmenter
 from .simhash import simhash
 from .sketch import encode_sketch, shingle_sketch
@@ -50,7 +55,9 @@ class FingerprintConfig:
 @dataclass(frozen=True)
 class Record:
     """What neardup stores per document and compares: fingerprints (seed 0 first, unsigned),
-    the shingle sketch, the exact hash of the content characters, status and version."""
+    the shingle sketch, the exact hash of the content characters, status (``ok``, ``too_short``:
+    matched by exact hash only, ``empty``: a record with no content, never matched), version, and
+    the metadata MinHash of a record's set fields."""
 
     fingerprints: tuple[int, ...]
     sketch: npt.NDArray[np.uint32]
@@ -58,6 +65,7 @@ class Record:
     status: str
     version: str
     features: tuple[tuple[str, float], ...] = ()
+    meta: npt.NDArray[np.uint32] | None = None
 
     @property
     def fingerprint(self) -> int:
@@ -83,6 +91,7 @@ class Record:
             "version": self.version,
             "exact": self.exact,
             "minhash": encode_sketch(self.sketch),
+            "meta_minhash": None if self.meta is None else encode_meta(self.meta),
         }
 
 
@@ -120,9 +129,73 @@ class Fingerprinter:
         top: tuple[tuple[str, float], ...] = ()
         if explain:
             top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain])
+        return self._record(weights, chars, sketch, exact, self.version, top)
+
+    def _record(
+        self,
+        weights: dict[str, float],
+        chars: str,
+        sketch: npt.NDArray[np.uint32],
+        exact: str,
+        version: str,
+        top: tuple[tuple[str, float], ...],
+        meta: npt.NDArray[np.uint32] | None = None,
+    ) -> Record:
         if len(chars) < self.config.min_chars or len(weights) < self.config.min_features:
-            return Record((), sketch, exact, "too_short", self.version, top)
-        return Record(tuple(simhash(weights, self._seeds)), sketch, exact, "ok", self.version, top)
+            return Record((), sketch, exact, "too_short", version, top, meta)
+        return Record(tuple(simhash(weights, self._seeds)), sketch, exact, "ok", version, top, meta)
+
+    def record_version(self, config: RecordConfig) -> str:
+        """The version of records fingerprinted with ``config`` (the field configuration is part of it)."""
+        return f"{self.version}-r{xxhash.xxh3_64_hexdigest(config.describe().encode())[:6]}"
+
+    def fingerprint_record(self, record: Mapping[str, Any], config: RecordConfig, explain: int = 0) -> Record:
+        """Fingerprint a structured record by its per-field configuration (see :mod:`.records`).
+
+        >>> cfg = RecordConfig.parse({"fields": {"body": {"mode": "text"}, "district": {"mode": "value", "weight": 2},
+        ...                                      "tags": {"mode": "set"}}})
+        >>> fp = Fingerprinter.default()
+        >>> rec = fp.fingerprint_record({"body": "小区门口的垃圾长期无人清理，影响居民出行和环境卫生。",
+        ...                              "district": "朝阳区", "tags": ["环境"]}, cfg)
+        >>> rec.status, rec.meta is not None, rec.version.startswith(fp.version + "-r")
+        ('ok', True, True)
+        >>> fp.fingerprint_record({"body": None, "district": ""}, cfg).status
+        'empty'
+        """
+        parts = split_record(record, config)
+        version = self.record_version(config)
+        meta = meta_signature(parts.sets)
+        wc = self.config.weights
+        title_words: frozenset[str] = frozenset()
+        if wc.title:
+            title_words = frozenset(
+                w
+                for _, text, _, is_title in parts.texts
+                if is_title
+                for w in self.segmenter.segment(normalize(text)).words
+            )
+        weights: dict[str, float] = {}
+        contents: list[str] = []
+        for _, text, field_weight, _ in parts.texts:
+            normalized = normalize(text)
+            contents.append(content_chars(normalized))
+            seg = self.segmenter.segment(normalized, signals=wc.signal)
+            for word, w in weigh(
+                seg.words, self.segmenter.tag, self.idf, wc, title_words, seg.signalled, self._word_factors
+            ).items():
+                weights[word] = weights.get(word, 0.0) + w * field_weight
+        typical = statistics.median(weights.values()) if weights else 1.0
+        for feature, field_weight in parts.values:
+            key = normalize(feature)
+            weights[key] = weights.get(key, 0.0) + field_weight * typical
+            contents.append(content_chars(key))
+        chars = "".join(contents)
+        exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
+        sketch = shingle_sketch(chars)
+        top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
+        if not parts.texts and not parts.values:
+            return Record((), sketch, exact, "empty", version, top, meta)
+        return self._record(weights, chars, sketch, exact, version, top, meta)
 
 
 @cache

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .bits import hamming
+from .metadata import combined, meta_jaccard
 from .sketch import jaccard
 
 __all__ = ["Comparable", "Match", "VerifyConfig", "close_to_canonical", "verify"]
@@ -36,6 +37,8 @@ class Comparable(Protocol):
     def exact(self) -> str: ...
     @property
     def status(self) -> str: ...
+    @property
+    def meta(self) -> npt.NDArray[np.uint32] | None: ...
 
 
 @dataclass(frozen=True)
@@ -44,9 +47,23 @@ class VerifyConfig:
     min_jaccard: float = 0.35
     near_jaccard: float = 0.2
     use_sketch: bool = True
+    #: weight of content against metadata sets in the combined score (1: content only)
+    mu: float = 1.0
+    #: the combined score a pair needs when either record carries metadata and ``mu`` < 1
+    min_combined: float = 0.55
 
     def describe(self) -> str:
-        return f"d<={self.max_distance},j>={self.min_jaccard},near_j>={self.near_jaccard},sketch={self.use_sketch}"
+        return (
+            f"d<={self.max_distance},j>={self.min_jaccard},near_j>={self.near_jaccard},sketch={self.use_sketch},"
+            f"mu={self.mu},combined>={self.min_combined}"
+        )
+
+
+def _combined(a: Comparable, b: Comparable, content: float, config: VerifyConfig) -> float | None:
+    """The combined score when it applies (``mu`` < 1 and some metadata), else None."""
+    if config.mu >= 1.0 or (a.meta is None and b.meta is None):
+        return None
+    return combined(content, meta_jaccard(a.meta, b.meta), config.mu)
 
 
 @dataclass(frozen=True)
@@ -56,13 +73,22 @@ class Match:
 
 
 def verify(a: Comparable, b: Comparable, config: VerifyConfig) -> Match | None:
-    """The match of ``a`` and ``b`` if they are near-duplicates under ``config``, else None."""
+    """The match of ``a`` and ``b`` if they are near-duplicates under ``config``, else None.
+
+    With metadata (``mu`` < 1) the decision is the combined score alone: near-identical text with
+    different tags is not a duplicate, whatever the Hamming distance.
+    """
+    if a.status == "empty" or b.status == "empty":
+        return None
     if a.status != "ok" or b.status != "ok":
         return Match(0, 1.0) if a.exact == b.exact and a.status == b.status else None
     distance = hamming(a.fingerprint, b.fingerprint)
     if not config.use_sketch:
         return Match(distance, 1.0 - distance / 64) if distance <= config.max_distance else None
     similarity = jaccard(a.sketch, b.sketch)
+    score = _combined(a, b, similarity, config)
+    if score is not None:
+        return Match(distance, score) if score >= config.min_combined else None
     if similarity >= config.min_jaccard or (distance <= config.max_distance and similarity >= config.near_jaccard):
         return Match(distance, similarity)
     return None
@@ -75,8 +101,11 @@ def close_to_canonical(doc: Comparable, canonical: Comparable, config: VerifyCon
     ``max_distance`` (twice that without sketches). Too-short documents need the same exact hash.
     """
     if doc.status != "ok" or canonical.status != "ok":
-        return doc.exact == canonical.exact
+        return doc.exact == canonical.exact and "empty" not in (doc.status, canonical.status)
     distance = hamming(doc.fingerprint, canonical.fingerprint)
     if not config.use_sketch:
         return distance <= 2 * config.max_distance
+    score = _combined(doc, canonical, jaccard(doc.sketch, canonical.sketch), config)
+    if score is not None:
+        return score >= config.near_jaccard
     return distance <= config.max_distance or jaccard(doc.sketch, canonical.sketch) >= config.near_jaccard

@@ -34,10 +34,11 @@ class InputDoc:
 
 
 def read_jsonl(
-    handle: IO[str], id_field: str, text_field: str, title_field: str, skip_invalid: bool
+    handle: IO[str], id_field: str, text_field: str | None, title_field: str, skip_invalid: bool
 ) -> Iterator[InputDoc | str]:
     """Documents of a JSON-lines file; a bad line raises UsageError naming it, or with
-    ``skip_invalid`` yields the problem as a string instead."""
+    ``skip_invalid`` yields the problem as a string instead. With ``text_field`` None the lines are
+    structured records: no text is required and every field but the id goes to ``source``."""
     seen: set[str] = set()
     for number, raw in enumerate(handle, start=1):
         if not raw.strip():
@@ -50,7 +51,7 @@ def read_jsonl(
         else:
             if not isinstance(obj, dict):
                 problem = f"line {number}: expected a JSON object"
-            elif not isinstance(obj.get(text_field), str):
+            elif text_field is not None and not isinstance(obj.get(text_field), str):
                 problem = f"line {number}: field {text_field!r} is missing or not a string"
             elif obj.get(title_field) is not None and not isinstance(obj.get(title_field), str):
                 problem = f"line {number}: field {title_field!r} is not a string"
@@ -64,6 +65,9 @@ def read_jsonl(
                     problem = f"line {number}: field 'neardup' is reserved for neardup's own fields"
                 else:
                     seen.add(str(doc_id))
+                    if text_field is None:
+                        yield InputDoc(number, str(doc_id), "", None, {k: v for k, v in obj.items() if k != id_field})
+                        continue
                     rest = {k: v for k, v in obj.items() if k not in {id_field, text_field, title_field}}
                     yield InputDoc(number, str(doc_id), obj[text_field], obj.get(title_field), rest)
                     continue
@@ -126,6 +130,13 @@ def fingerprint_cmd(text: str, title: str | None, explain: bool) -> None:
 @click.option("--min-jaccard", type=click.FloatRange(0, 1), default=VerifyConfig.min_jaccard, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
 @click.option("--skip-invalid", is_flag=True, help="Skip and count bad lines instead of stopping.")
+@click.option(
+    "--fields",
+    "fields_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Per-field configuration (TOML/JSON): the lines are structured records.",
+)
 def cluster_cmd(
     input_path: Path,
     output: Path,
@@ -136,16 +147,25 @@ def cluster_cmd(
     min_jaccard: float,
     workers: int,
     skip_invalid: bool,
+    fields_path: Path | None,
 ) -> None:
     """Cluster near-duplicates of a JSON-lines file (no Elasticsearch needed).
 
     Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance.
     """
     from .cli import fail
+    from .ingest.records import RecordConfig, RecordError
 
+    record_config = None
+    if fields_path is not None:
+        try:
+            record_config = RecordConfig.load(fields_path)
+        except RecordError as exc:
+            fail(str(exc), 2)
     try:
         with open(input_path, encoding="utf-8") as handle:
-            items = list(read_jsonl(handle, id_field, text_field, title_field, skip_invalid))
+            text_key = None if record_config is not None else text_field
+            items = list(read_jsonl(handle, id_field, text_key, title_field, skip_invalid))
     except OSError as exc:
         fail(f"cannot read {input_path}: {exc.strerror}", 2)
     except UnicodeDecodeError as exc:
@@ -156,9 +176,19 @@ def cluster_cmd(
     skipped = [p for p in items if isinstance(p, str)]
     progress = sys.stderr.isatty()
     t0 = time.perf_counter()
-    records = fingerprint_all(docs, workers, progress)
-    t1 = time.perf_counter()
     config = VerifyConfig(max_distance=max_distance, min_jaccard=min_jaccard)
+    if record_config is None:
+        records = fingerprint_all(docs, workers, progress)
+    else:
+        records = []
+        fp = Fingerprinter.default()
+        for doc in docs:
+            try:
+                records.append(fp.fingerprint_record(doc.source, record_config))
+            except RecordError as exc:
+                fail(f"line {doc.line}: {exc}", 2)
+        config = record_config.verify_config(config)
+    t1 = time.perf_counter()
     assignment = cluster_records(records, lambda r: r.fingerprints, config)
     t2 = time.perf_counter()
     tmp = output.with_name(output.name + ".part")
@@ -212,7 +242,13 @@ def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
 
 
 @click.command("eval")
-@click.option("--set", "which", type=click.Choice(["news", "poems", "all"]), default="all", show_default=True)
+@click.option(
+    "--set",
+    "which",
+    type=click.Choice(["news", "poems", "records", "metadata", "all"]),
+    default="all",
+    show_default=True,
+)
 @click.option("--seeds", default="1,2,3", show_default=True, help="Build one set per random seed.")
 @click.option("--groups", type=int, default=300, show_default=True, help="News originals with variants per set.")
 @click.option("--singles", type=int, default=600, show_default=True, help="News singletons per set.")

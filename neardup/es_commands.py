@@ -17,7 +17,7 @@ from .batch import BatchConfig, dedupe, reconcile
 from .cli import reports_errors
 from .commands import InputDoc, read_jsonl
 from .config import Settings
-from .errors import UsageError
+from .errors import NeardupError, UsageError
 from .flagging import Incoming, IngestConfig, index_batch
 from .ingest.fingerprint import Fingerprinter
 from .pool import FingerprintPool
@@ -199,6 +199,87 @@ def kibana_import(kibana_url: str, index_pattern: str | None, path: Path | None)
     click.echo(f"imported {result.get('successCount', 0)} saved objects into {kibana_url}")
 
 
+@click.command("import")
+@click.argument("url")
+@click.argument("index")
+@click.option("--table", default=None, help="Read this table (or give --query).")
+@click.option("--query", default=None, help="Read the rows of this SELECT.")
+@click.option("--id-column", required=True, help="Column whose value becomes the document id.")
+@click.option(
+    "--fields",
+    "fields_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Per-field configuration (TOML or JSON).",
+)
+@click.option("--since", nargs=2, default=None, metavar="COLUMN VALUE", help="Only rows with COLUMN > VALUE.")
+@click.option(
+    "--incremental",
+    default=None,
+    metavar="COLUMN",
+    help="Only rows after the stored high-water mark of COLUMN; the mark is updated as batches land.",
+)
+@click.option("--batch-size", type=click.IntRange(1, 5000), default=500, show_default=True)
+@_es_url
+@reports_errors
+def import_cmd(
+    url: str,
+    index: str,
+    table: str | None,
+    query: str | None,
+    id_column: str,
+    fields_path: Path,
+    since: tuple[str, str] | None,
+    incremental: str | None,
+    batch_size: int,
+    es_url: str | None,
+) -> None:
+    """Import rows of a relational database (SQLAlchemy URL, e.g. sqlite:///file.db) into INDEX."""
+    from .importer import ImportSpec, ImportStopped, make_url_safe, run_import
+    from .ingest.records import RecordConfig, RecordError
+
+    validate_index_name(index)
+    if (table is None) == (query is None):
+        raise UsageError("give exactly one of --table and --query")
+    if since and incremental and since[0] != incremental:
+        raise UsageError("--since and --incremental must name the same column")
+    try:
+        fields = RecordConfig.load(fields_path)
+    except RecordError as exc:
+        raise UsageError(str(exc)) from exc
+    spec = ImportSpec(url, index, fields, id_column, table, query, since, incremental, batch_size)
+    client = make_client(Settings.from_env(es_url=es_url))
+    setup_index(client, index)
+    bar = tqdm(unit="row", desc="import", disable=not sys.stderr.isatty(), file=sys.stderr)
+
+    def progress(result: Any) -> None:
+        bar.n = result.read
+        bar.refresh()
+
+    try:
+        result = run_import(client, spec, Fingerprinter.default(), progress)
+    except ImportStopped as exc:
+        bar.close()
+        _bad_rows(exc.result.bad_rows)
+        resume = "from the beginning" if exc.resume is None else f"with --since {exc.column} {exc.resume}"
+        raise NeardupError(f"{exc}; rows up to {exc.column}={exc.resume} are indexed, resume {resume}") from exc
+    bar.close()
+    _bad_rows(result.bad_rows)
+    click.echo(
+        f"imported {result.indexed} of {result.read} rows from {make_url_safe(url)} into {index}: "
+        f"{result.duplicates} flagged as near-duplicates, {len(result.bad_rows)} bad rows skipped, "
+        f"{result.failed} failed; high-water mark {result.high_water}"
+        + (f" (started after {result.since})" if result.since is not None else "")
+    )
+    if result.failed:
+        sys.exit(1)
+
+
+def _bad_rows(rows: list[Any]) -> None:
+    for bad in rows:
+        click.echo(f"  skipped row {bad.row} (id {bad.id}): {bad.problem}", err=True)
+
+
 def register(cli: click.Group) -> None:
-    for command in (index_cmd, dedupe_cmd, reconcile_cmd, serve_cmd, kibana):
+    for command in (index_cmd, dedupe_cmd, reconcile_cmd, serve_cmd, kibana, import_cmd):
         cli.add_command(command)

@@ -44,7 +44,7 @@ class Incoming:
     """One document to ingest: its id, title, text and the user's other fields (stored as given)."""
 
     id: str
-    text: str
+    text: str | None  # None for a structured record (its fields are all in ``source``)
     title: str | None = None
     source: dict[str, Any] = field(default_factory=dict)
 
@@ -116,7 +116,7 @@ def _in_batch_matches(records: Sequence[Record], config: VerifyConfig) -> dict[i
         pairs.extend(zip(i.tolist(), j.tolist(), strict=True))
     first_exact: dict[str, int] = {}
     for k, r in enumerate(records):
-        if r.status != "ok":
+        if r.status == "too_short":
             first = first_exact.setdefault(r.exact, k)
             if first != k:
                 pairs.append((first, k))
@@ -218,7 +218,7 @@ def index_batch(
     """Flag and write one batch; ``records`` may be given when fingerprints were computed elsewhere
     (e.g. a process pool). Raises the client's ConnectionError when Elasticsearch is unreachable and
     nothing was written; a batch that was partly written reports the failed items."""
-    recs = list(records) if records is not None else [fingerprinter.fingerprint(d.text, d.title) for d in docs]
+    recs = list(records) if records is not None else [fingerprinter.fingerprint(d.text or "", d.title) for d in docs]
     ids = [d.id for d in docs]
     assigned = assign_batch(client, index, ids, recs, config)
     start_ns = time.time_ns()
@@ -227,7 +227,8 @@ def index_batch(
         for k, (doc, rec, a) in enumerate(zip(docs, recs, assigned, strict=True)):
             now = timestamp_ns(start_ns + k)  # distinct and increasing: the batch's order is kept
             body = dict(doc.source)
-            body["text"] = doc.text
+            if doc.text is not None:
+                body["text"] = doc.text
             if doc.title is not None:
                 body["title"] = doc.title
             body["neardup"] = neardup_fields(rec, a, now)

@@ -19,6 +19,7 @@ from elasticsearch import Elasticsearch
 
 from .ingest.bits import block_fields, to_unsigned
 from .ingest.fingerprint import Record
+from .ingest.metadata import decode_meta
 from .ingest.sketch import decode_sketch
 from .ingest.verify import Comparable, Match, VerifyConfig, verify
 
@@ -43,6 +44,7 @@ SOURCE_FIELDS = [
     "neardup.version",
     "neardup.cluster",
     "neardup.indexed_at",
+    "neardup.meta_minhash",
 ]
 
 
@@ -86,6 +88,7 @@ class Stored:
     version: str
     cluster: str | None
     indexed_at: str
+    meta: npt.NDArray[np.uint32] | None = None
 
     @property
     def fingerprint(self) -> int:
@@ -106,6 +109,7 @@ class Stored:
             version=str(nd.get("version") or ""),
             cluster=nd.get("cluster"),
             indexed_at=str(nd.get("indexed_at") or ""),
+            meta=decode_meta(nd.get("meta_minhash")),
         )
 
     def block_tokens(self) -> list[list[str]]:
@@ -140,6 +144,8 @@ def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], v
     True
     """
     version_filter = {"term": {"neardup.version": version}}
+    if record.status == "empty":
+        return {"match_none": {}}
     if record.status != "ok":
         return {
             "bool": {

@@ -79,4 +79,4 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
             raise
         return True
     except ESConnectionError as exc:
-        raise ESUnavailable(str(client.transport.node_pool.get().base_url), str(exc)) from exc
+        raise ESUnavailable(str(client.transport.node_pool.get().base_url), type(exc).__name__) from exc

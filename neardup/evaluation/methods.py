@@ -57,6 +57,7 @@ class _Rec:
     sketch: npt.NDArray[np.uint32]
     exact: str
     status: str
+    meta: npt.NDArray[np.uint32] | None = None
 
     @property
     def fingerprint(self) -> int:

@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.segment import Segmenter
 
 from .corpus import load_peoples_daily, load_tang_editions
 from .methods import Result, prepare, run_methods
+from .record_methods import run_metadata_methods, run_record_methods
+from .record_sets import petition_rows, tagged_docs
 from .sets import Doc, news_set, poem_set
 
 __all__ = ["Report", "run_eval"]
@@ -75,6 +78,25 @@ def run_eval(which: str, seeds: list[int], groups: int, singles: int, only: list
     if which in {"poems", "all"}:
         first, second = load_tang_editions(home / "npm")
         builders["poems (全唐詩 vs 御定全唐詩, short texts)"] = lambda s: poem_set(first, second, s)
+    fp = Fingerprinter.default()
+    articles_for_records = load_peoples_daily() if which in {"records", "metadata", "all"} else []
+    record_sets: dict[str, tuple[Any, Any]] = {}
+    if which in {"records", "all"}:
+        record_sets["records (petition rows from People's Daily: short fields, nulls, shared office notice)"] = (
+            lambda s: petition_rows(articles_for_records, s),
+            run_record_methods,
+        )
+    if which in {"metadata", "all"}:
+        record_sets["metadata (tagged documents: reprints vs template look-alikes with other tags)"] = (
+            lambda s: tagged_docs(articles_for_records, s),
+            run_metadata_methods,
+        )
+    for name, (build_rows, run) in record_sets.items():
+        for seed in seeds:
+            rows = build_rows(seed)
+            print(f"[{name[:8]} seed {seed}] {len(rows)} records", file=sys.stderr)
+            report.results[name][seed] = run(rows, fp)
+            report.sizes[name][seed] = len(rows)
     for name, build in builders.items():
         for seed in seeds:
             docs: list[Doc] = build(seed)

@@ -1,0 +1,263 @@
+"""``neardup import``: rows of a relational database (SQLAlchemy: SQLite out of the box, PostgreSQL or
+MySQL with their driver installed) → per-field fingerprints → the ingest pipeline → an index.
+
+Rows are read in the order of the incremental column (or the id column), in batches; each batch is
+flagged and written like posted documents. After every written batch the high-water mark (the last
+value of the incremental column) is stored in Elasticsearch (index ``neardup-imports``), so
+``--incremental COLUMN`` later reads only newer rows and checks them against everything indexed.
+A bad row (missing id, a value of the wrong type, invalid UTF-8 in a text column) is reported by row
+and skipped; an import that cannot go on says where to resume.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import hashlib
+import re
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
+from sqlalchemy.engine import make_url
+
+from .errors import NeardupError, UsageError
+from .flagging import Incoming, IngestConfig, index_batch
+from .ingest.fingerprint import Fingerprinter, Record
+from .ingest.records import RecordConfig, RecordError
+from .ingest.verify import VerifyConfig
+
+__all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "run_import"]
+
+STATE_INDEX = "neardup-imports"
+
+
+@dataclass(frozen=True)
+class ImportSpec:
+    url: str
+    index: str
+    fields: RecordConfig
+    id_column: str
+    table: str | None = None
+    query: str | None = None
+    since: tuple[str, str] | None = None  # (column, value): only rows with column > value
+    incremental: str | None = None  # column whose stored high-water mark selects new rows
+    batch_size: int = 500
+
+
+@dataclass(frozen=True)
+class BadRow:
+    row: int  # 1-based position in this run's read order
+    id: str | None
+    problem: str
+
+
+@dataclass
+class ImportResult:
+    read: int = 0
+    indexed: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    bad_rows: list[BadRow] = field(default_factory=list)
+    high_water: Any = None
+    since: Any = None
+
+
+class ImportStopped(NeardupError):
+    """The import stopped before the end; ``resume`` is the ``--since`` value to continue from."""
+
+    def __init__(self, message: str, result: ImportResult, column: str, resume: Any) -> None:
+        super().__init__(message)
+        self.result = result
+        self.column = column
+        self.resume = resume
+
+
+def _engine(url: str) -> sa.Engine:
+    try:
+        parsed = make_url(url)
+        engine = sa.create_engine(parsed)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
+        raise UsageError(f"cannot use database URL {make_url_safe(url)}: {exc}") from exc
+    except ImportError as exc:
+        raise UsageError(f"the driver for {make_url_safe(url)} is not installed: {exc.name}") from exc
+    if parsed.get_backend_name() == "sqlite":
+
+        @sa.event.listens_for(engine, "connect")
+        def _raw_text(dbapi_conn: Any, _record: Any) -> None:
+            # bad UTF-8 becomes lone surrogates (found by _value): one bad row, not a crashed import
+            dbapi_conn.text_factory = _decode_escaped
+
+    return engine
+
+
+def make_url_safe(url: str) -> str:
+    """The URL without its password (for messages and the state key)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return "<unparseable URL>"
+
+
+def _decode_escaped(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+
+
+def _value(column: str, value: Any) -> Any:
+    if isinstance(value, str):
+        bad = _ESCAPED.search(value)
+        if bad is not None:
+            raise RecordError(f"column {column!r}: invalid UTF-8 at character {bad.start()}", column)
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"column {column!r}: invalid UTF-8 at byte {exc.start}", column) from exc
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
+
+
+def _statement(engine: sa.Engine, spec: ImportSpec, order: str, since: Any) -> sa.Select[Any]:
+    if spec.table:
+        try:
+            table = sa.Table(spec.table, sa.MetaData(), autoload_with=engine)
+        except sa.exc.NoSuchTableError as exc:
+            raise UsageError(f"no table {spec.table!r} in {make_url_safe(spec.url)}") from exc
+        source: Any = table
+    else:
+        query = (spec.query or "").strip().rstrip(";")
+        with engine.connect() as conn:  # learn the query's columns
+            keys = list(conn.execute(sa.text(f"SELECT * FROM ({query}) AS neardup_probe LIMIT 0")).keys())
+        source = sa.text(query).columns(*[sa.column(k) for k in keys]).subquery("neardup_rows")
+    stmt = sa.select(source)
+    if order not in source.c:
+        raise UsageError(f"column {order!r} is not in the rows (have: {', '.join(source.c.keys())})")
+    if spec.id_column not in source.c:
+        raise UsageError(f"id column {spec.id_column!r} is not in the rows (have: {', '.join(source.c.keys())})")
+    if since is not None:
+        stmt = stmt.where(source.c[order] > _typed(since))
+    return stmt.order_by(source.c[order], source.c[spec.id_column])
+
+
+def _typed(value: Any) -> Any:
+    """A ``--since`` value from the command line as a number when it is one (strict databases such
+    as PostgreSQL do not compare an integer column with text).
+
+    >>> _typed("42"), _typed("4.5"), _typed("1998-01-03"), _typed(7)
+    (42, 4.5, '1998-01-03', 7)
+    """
+    if not isinstance(value, str):
+        return value
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
+
+
+def _state_id(spec: ImportSpec, column: str) -> str:
+    key = f"{make_url_safe(spec.url)}|{spec.table or spec.query}|{spec.index}|{column}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _stored_mark(client: Elasticsearch, spec: ImportSpec, column: str) -> Any:
+    try:
+        return client.get(index=STATE_INDEX, id=_state_id(spec, column))["_source"]["high_water"]
+    except NotFoundError:
+        return None
+
+
+_STATE_MAPPING = {
+    "dynamic": False,
+    "properties": {k: {"type": "keyword"} for k in ("source", "table", "index", "column")}
+    | {"updated_at": {"type": "date"}},
+}
+
+
+def _store_mark(client: Elasticsearch, spec: ImportSpec, column: str, value: Any) -> None:
+    if not client.indices.exists(index=STATE_INDEX):
+        client.options(ignore_status=400).indices.create(index=STATE_INDEX, mappings=_STATE_MAPPING)
+    doc = {
+        "source": make_url_safe(spec.url),
+        "table": spec.table,
+        "query": spec.query,
+        "index": spec.index,
+        "column": column,
+        "high_water": value,
+        "updated_at": dt.datetime.now(dt.UTC).isoformat(),
+    }
+    client.index(index=STATE_INDEX, id=_state_id(spec, column), document=doc)
+
+
+def _batches(engine: sa.Engine, stmt: sa.Select[Any], size: int) -> Iterator[list[Mapping[str, Any]]]:
+    with engine.connect() as conn:
+        result = conn.execution_options(stream_results=True, yield_per=size).execute(stmt)
+        for part in result.mappings().partitions(size):
+            yield [dict(r) for r in part]
+
+
+def run_import(
+    client: Elasticsearch,
+    spec: ImportSpec,
+    fingerprinter: Fingerprinter,
+    progress: Callable[[ImportResult], None] | None = None,
+) -> ImportResult:
+    """Import the rows (see the module doc); raises :class:`ImportStopped` when it cannot go on."""
+    column = spec.incremental or (spec.since[0] if spec.since else spec.id_column)
+    since: Any = spec.since[1] if spec.since else None
+    if spec.incremental and since is None:
+        since = _stored_mark(client, spec, column)
+    engine = _engine(spec.url)
+    result = ImportResult(since=since)
+    config = IngestConfig(verify=spec.fields.verify_config(VerifyConfig()), refresh="wait_for")
+    last_written: Any = since
+    try:
+        stmt = _statement(engine, spec, column, since)
+        for rows in _batches(engine, stmt, spec.batch_size):
+            docs: list[Incoming] = []
+            records: list[Record] = []
+            for raw in rows:
+                result.read += 1
+                rid = raw.get(spec.id_column)
+                try:
+                    if rid is None or (isinstance(rid, str) and not rid.strip()):
+                        raise RecordError(f"id column {spec.id_column!r} is empty")
+                    row = {k: _value(k, v) for k, v in raw.items()}
+                    record = fingerprinter.fingerprint_record(row, spec.fields)
+                except RecordError as exc:
+                    result.bad_rows.append(BadRow(result.read, None if rid is None else str(rid), str(exc)))
+                    continue
+                docs.append(Incoming(str(_value(spec.id_column, rid)), None, None, row))
+                records.append(record)
+            if docs:
+                items = index_batch(client, spec.index, docs, fingerprinter, config, records)
+                result.indexed += sum(1 for i in items if i.status != "error")
+                result.duplicates += sum(1 for i in items if i.duplicate_of)
+                result.failed += sum(1 for i in items if i.status == "error")
+            last_written = _value(column, rows[-1][column])
+            result.high_water = last_written
+            if spec.incremental:
+                _store_mark(client, spec, column, last_written)
+            if progress is not None:
+                progress(result)
+    except (sa.exc.SQLAlchemyError, ApiError, TransportError, OSError) as exc:
+        reason = (str(exc).splitlines() or [""])[0][:200]
+        raise ImportStopped(
+            f"import stopped after {result.read} rows: {type(exc).__name__}: {reason}", result, column, last_written
+        ) from exc
+    finally:
+        engine.dispose()
+    return result
