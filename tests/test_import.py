@@ -240,8 +240,8 @@ def test_postgresql_import_with_a_query(
         conn.execute(sa.text("DROP TABLE IF EXISTS petitions"))
         conn.execute(
             sa.text(
-                "CREATE TABLE petitions (row_id SERIAL PRIMARY KEY, ref TEXT, category TEXT, district TEXT, office TEXT,"
-                " date DATE, submitter TEXT, notes TEXT, complaint TEXT)"
+                "CREATE TABLE petitions (row_id SERIAL PRIMARY KEY, ref TEXT, category TEXT, district TEXT,"
+                " office TEXT, date DATE, submitter TEXT, notes TEXT, complaint TEXT)"
             )
         )
         conn.execute(
