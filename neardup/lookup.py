@@ -185,6 +185,9 @@ def search_candidates(
     resp = client.msearch(searches=searches)
     out: list[list[Stored]] = []
     for item in resp["responses"]:
+        if "error" in item and item["error"].get("type") == "index_not_found_exception":
+            out.append([])  # nothing indexed yet: the bulk write creates the index from its template
+            continue
         if "error" in item:
             raise RuntimeError(f"candidate search failed: {item['error']}")
         out.append([Stored.from_hit(h) for h in item["hits"]["hits"]])

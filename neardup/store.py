@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from elasticsearch import ApiError, Elasticsearch
+from elasticsearch import ApiError, Elasticsearch, NotFoundError
 from elasticsearch import ConnectionError as ESConnectionError
 
 from neardup import mappings  # type: ignore[attr-defined]
@@ -13,7 +13,14 @@ from neardup import mappings  # type: ignore[attr-defined]
 from .config import Settings
 from .errors import NeardupError, UsageError
 
-__all__ = ["ESUnavailable", "make_client", "setup_index", "validate_index_name"]
+__all__ = [
+    "ESUnavailable",
+    "make_client",
+    "read_record_config",
+    "setup_index",
+    "validate_index_name",
+    "write_record_config",
+]
 
 # Elasticsearch's own rules: lowercase, no \ / * ? " < > | space , #, not starting with - _ +, not . or ..
 _INDEX_RE = re.compile(r"^(?![-_+.])[a-z0-9][a-z0-9._+-]{0,254}$|^[a-z0-9]$")
@@ -80,3 +87,25 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
         return True
     except ESConnectionError as exc:
         raise ESUnavailable(str(client.transport.node_pool.get().base_url), type(exc).__name__) from exc
+
+
+def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] | None) -> None:
+    """Keep an index's per-field configuration in its mapping's ``_meta.neardup.record_config``
+    (None removes it): documents posted to the index are then fingerprinted as records."""
+    meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+    neardup_meta = dict(meta.get("neardup", {}))
+    if data is None:
+        neardup_meta.pop("record_config", None)
+    else:
+        neardup_meta["record_config"] = data
+    client.indices.put_mapping(index=index, meta={**meta, "neardup": neardup_meta})
+
+
+def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | None:
+    """The per-field configuration stored with ``index``, if any (None for a missing index)."""
+    try:
+        mappings = client.indices.get_mapping(index=index)[index]["mappings"]
+    except NotFoundError:
+        return None
+    data: dict[str, Any] | None = mappings.get("_meta", {}).get("neardup", {}).get("record_config")
+    return data

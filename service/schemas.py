@@ -190,3 +190,6 @@ class HealthOut(Schema):
 class IndexOut(Schema):
     index = String()
     created = Boolean()
+    field_config = Dict(
+        data_key="fields", allow_none=True, metadata={"description": "the per-field configuration, when one is stored"}
+    )

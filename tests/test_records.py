@@ -153,3 +153,35 @@ def test_cluster_command_with_fields(tmp_path: Path) -> None:
         check=False,
     )
     assert res.returncode == 2 and "line 1" in res.stderr and "complaint" in res.stderr
+
+
+@pytest.mark.es
+def test_an_index_with_a_field_configuration_takes_records_through_the_service(es_url: str, index_name: str) -> None:
+    from neardup.service import create_app
+
+    api = create_app({"es_url": es_url}).test_client()
+    config = {
+        "fields": {
+            "complaint": {"mode": "text"},
+            "category": {"mode": "value", "weight": 2},
+            "tags": {"mode": "set"},
+            "office": {"mode": "ignore"},
+        },
+    }
+    put = api.put(f"/v1/indices/{index_name}", json=config)
+    assert put.status_code == 200 and put.json["fields"]["category"] == {"mode": "value", "weight": 2}
+    sports = template_text("春季运动会报名", "报名时间为三月一日至三月十日，各学院统一组织报名")
+    library = template_text("图书馆闭馆维修", "图书馆将于四月份闭馆维修一个月，请读者提前归还图书")
+    rows = [
+        {"id": "a", "complaint": sports, "category": "通知", "tags": ["体育"], "office": "x"},
+        {"id": "b", "complaint": sports.replace("认真", "仔细"), "category": "通知", "tags": ["体育"]},
+        {"id": "c", "complaint": library, "category": "通知", "tags": ["图书馆"]},
+        {"id": "d", "category": None, "complaint": None},
+    ]
+    resp = api.post(f"/v1/indices/{index_name}/documents", json=rows)
+    assert resp.status_code == 200, resp.json
+    items = {i["id"]: i for i in resp.json["items"]}
+    assert items["b"]["duplicate_of"] == "a" and items["c"]["duplicate_of"] is None
+    assert items["d"]["cluster"] == "d"
+    bad = api.post(f"/v1/indices/{index_name}/documents", json=[{"id": "e", "complaint": 5}])
+    assert bad.status_code == 400 and "complaint" in bad.json["error"]["message"]

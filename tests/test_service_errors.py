@@ -81,8 +81,10 @@ def test_oversized_body_invalid_index_unknown_ids(api: FlaskClient, index_name: 
     for bad in ["Upper", "_under", "a*b", "a b", "..", "x" * 300]:
         _error(api.put(f"/v1/indices/{bad}"), 400)
         _error(api.get(f"/v1/indices/{bad}/search"), 400)
-    assert api.put(f"/v1/indices/{index_name}").json == {"index": index_name, "created": True}
-    assert api.put(f"/v1/indices/{index_name}").json == {"index": index_name, "created": False}
+    assert api.put(f"/v1/indices/{index_name}").json == {"index": index_name, "created": True, "fields": None}
+    assert api.put(f"/v1/indices/{index_name}").json["created"] is False
+    bad_config = api.put(f"/v1/indices/{index_name}", json={"fields": {"body": {"mode": "blob"}}})
+    assert "mode must be one of" in _error(bad_config, 400)["message"]
     assert _error(api.get(f"/v1/indices/{index_name}/documents/nope/duplicates"), 404)["type"] == "document_not_found"
     assert _error(api.get(f"/v1/indices/{index_name}/clusters/nope"), 404)["type"] == "cluster_not_found"
     assert _error(api.get("/v1/jobs/nope"), 404)["type"] == "job_not_found"

@@ -63,6 +63,10 @@ def run_record_methods(rows: Sequence[LabelledRecord], fp: Fingerprinter) -> lis
             "one text blob (all fields, labelled)": lambda: _labels(
                 [fp.fingerprint(blob_text(r.fields)) for r in rows], verify
             ),
+            "  one text blob without the office notice": lambda: _labels(
+                [fp.fingerprint(blob_text({k: v for k, v in r.fields.items() if k != "office"})) for r in rows],
+                verify,
+            ),
             "per-field weights (fields.toml: office/date ignored, values ×2)": lambda: _labels(
                 [fp.fingerprint_record(r.fields, PETITION_FIELDS) for r in rows], verify
             ),

@@ -14,10 +14,12 @@ from typing import Any
 from apiflask import APIBlueprint
 from elasticsearch import NotFoundError
 from flask import request
+from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
 
 from neardup.flagging import IngestConfig, index_batch
 from neardup.lookup import SOURCE_FIELDS, Found, Stored, find_duplicates
+from neardup.store import read_record_config
 
 from ..auth import requires_key
 from ..errors import ApiError
@@ -46,16 +48,28 @@ bp = APIBlueprint("documents", __name__, url_prefix="/v1/indices/<index>", tag="
 def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
+    stored = read_record_config(st.client, index)
+    record_config = RecordConfig.parse(stored) if stored else None
     docs = parse_documents(
         request.get_data(cache=False),
         request.content_type or "",
         st.settings.max_documents_per_request,
         st.settings.max_text_chars,
+        records=record_config is not None,
     )
     ensure_index(index)
     started = time.perf_counter()
     config: IngestConfig = replace(st.ingest, refresh=query["refresh"])
-    items = index_batch(st.client, index, docs, st.fingerprinter, config)
+    records = None
+    if record_config is not None:
+        config = replace(config, verify=record_config.verify_config(config.verify))
+        records = []
+        for k, doc in enumerate(docs):
+            try:
+                records.append(st.fingerprinter.fingerprint_record(doc.source, record_config))
+            except RecordError as exc:
+                raise ApiError(400, "invalid_document", f"item {k} ({doc.id}): {exc}", detail={"at": k}) from exc
+    items = index_batch(st.client, index, docs, st.fingerprinter, config, records)
     return {
         "errors": any(i.status == "error" for i in items),
         "items": [i.as_json() for i in items],

@@ -21,9 +21,13 @@ def _bad(message: str, where: str) -> ApiError:
     return ApiError(400, "invalid_document", f"{where}: {message}", detail={"at": where})
 
 
-def _document(obj: Any, where: str, max_chars: int) -> Incoming:
+def _document(obj: Any, where: str, max_chars: int, records: bool) -> Incoming:
     if not isinstance(obj, dict):
         raise _bad(f"expected a JSON object, got {type(obj).__name__}", where)
+    if records:  # fields are checked by the index's field configuration
+        if "neardup" in obj:
+            raise _bad("field 'neardup' is reserved for neardup's own fields", where)
+        return Incoming(_doc_id(obj, where), None, None, {k: v for k, v in obj.items() if k != "id"})
     if "text" not in obj or obj["text"] is None:
         raise _bad("field 'text' is missing", where)
     text = obj["text"]
@@ -36,6 +40,11 @@ def _document(obj: Any, where: str, max_chars: int) -> Incoming:
         raise _bad(f"field 'title' must be a string, got {type(title).__name__}", where)
     if "neardup" in obj:
         raise _bad("field 'neardup' is reserved for neardup's own fields", where)
+    source = {k: v for k, v in obj.items() if k not in {"id", "text", "title"}}
+    return Incoming(_doc_id(obj, where), text, title, source)
+
+
+def _doc_id(obj: dict[str, Any], where: str) -> str:
     raw_id = obj.get("id")
     if raw_id is None:
         doc_id = uuid.uuid4().hex
@@ -45,12 +54,14 @@ def _document(obj: Any, where: str, max_chars: int) -> Incoming:
         doc_id = str(raw_id)
         if not doc_id or len(doc_id.encode()) > _MAX_ID_BYTES or doc_id.startswith("_"):
             raise _bad(f"field 'id' must be 1-{_MAX_ID_BYTES} bytes and not start with '_'", where)
-    source = {k: v for k, v in obj.items() if k not in {"id", "text", "title"}}
-    return Incoming(doc_id, text, title, source)
+    return doc_id
 
 
-def parse_documents(body: bytes, content_type: str, max_docs: int, max_chars: int) -> list[Incoming]:
-    """The documents of a request body, or :class:`ApiError` 400 naming the first bad item."""
+def parse_documents(
+    body: bytes, content_type: str, max_docs: int, max_chars: int, records: bool = False
+) -> list[Incoming]:
+    """The documents of a request body, or :class:`ApiError` 400 naming the first bad item.
+    With ``records`` the items are structured records (no ``text`` required)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -81,7 +92,7 @@ def parse_documents(body: bytes, content_type: str, max_docs: int, max_chars: in
         raise ApiError(400, "invalid_body", "no documents in the body")
     if len(items) > max_docs:
         raise ApiError(413, "too_many_documents", f"{len(items)} documents; the limit per request is {max_docs}")
-    docs = [_document(obj, where, max_chars) for obj, where in items]
+    docs = [_document(obj, where, max_chars, records) for obj, where in items]
     seen: dict[str, str] = {}
     for doc, (_, where) in zip(docs, items, strict=True):
         if doc.id in seen:
