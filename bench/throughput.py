@@ -51,6 +51,9 @@ def main() -> None:
         "neardup fingerprint, 16 seeds (default)": lambda: [
             fp16.fingerprint(t, ti) for t, ti in zip(texts, titles, strict=True)
         ],
+        "neardup fingerprint_many, 16 seeds (batch API: cluster, index, service)": lambda: fp16.fingerprint_many(
+            list(zip(texts, titles, strict=True))
+        ),
         "neardup fingerprint, 16 seeds, 2 processes": lambda: fingerprint_all(docs, 2, False),
     }
     results = {name: _median_seconds(run) for name, run in rows.items()}

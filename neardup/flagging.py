@@ -218,7 +218,11 @@ def index_batch(
     """Flag and write one batch; ``records`` may be given when fingerprints were computed elsewhere
     (e.g. a process pool). Raises the client's ConnectionError when Elasticsearch is unreachable and
     nothing was written; a batch that was partly written reports the failed items."""
-    recs = list(records) if records is not None else [fingerprinter.fingerprint(d.text or "", d.title) for d in docs]
+    recs = (
+        list(records)
+        if records is not None
+        else fingerprinter.fingerprint_many([(d.text or "", d.title) for d in docs])
+    )
     ids = [d.id for d in docs]
     assigned = assign_batch(client, index, ids, recs, config)
     start_ns = time.time_ns()

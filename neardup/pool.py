@@ -17,7 +17,8 @@ def _fingerprint_batch(batch: Sequence[tuple[str, str | None]]) -> list[Record]:
     global _WORKER
     if _WORKER is None:
         _WORKER = Fingerprinter.default()
-    return [_WORKER.fingerprint(text, title) for text, title in batch]
+    records: list[Record] = _WORKER.fingerprint_many(batch)
+    return records
 
 
 class FingerprintPool:

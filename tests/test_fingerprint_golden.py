@@ -67,3 +67,16 @@ def test_degenerate_input_is_flagged_not_fingerprinted(fp: Fingerprinter, text: 
 def test_two_different_short_texts_do_not_share_a_constant(fp: Fingerprinter) -> None:
     a, b = fp.fingerprint("好"), fp.fingerprint("坏")
     assert a.exact != b.exact
+
+
+def test_fingerprint_many_equals_one_by_one(fp: Fingerprinter) -> None:
+    from neardup.evaluation.corpus import load_peoples_daily
+
+    arts = load_peoples_daily()[:60]
+    docs = [(a.text, a.title) for a in arts] + [(t, ti) for t, ti, _, _ in GOLDEN] + [("", None), ("，。", "t")]
+    batch = fp.fingerprint_many(docs)
+    fresh = Fingerprinter.default()  # no warm word-factor cache: the cache must not change results
+    for (text, title), rec in zip(docs, batch, strict=True):
+        one = fresh.fingerprint(text, title)
+        assert (one.fingerprints, one.exact, one.status) == (rec.fingerprints, rec.exact, rec.status)
+        assert (one.sketch == rec.sketch).all()
