@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 import xxhash
-from datasketch import MinHash
 
 __all__ = ["META_PERM", "combined", "decode_meta", "encode_meta", "meta_jaccard", "meta_signature"]
 
@@ -39,6 +38,8 @@ def meta_signature(sets: Mapping[str, Iterable[str]], num_perm: int = META_PERM)
     elements = {f"{name}={e}".encode() for name, values in sets.items() for e in values if str(e).strip()}
     if not elements:
         return None
+    from datasketch import MinHash  # imported here: datasketch pulls in scipy, which every CLI start would pay
+
     m = MinHash(num_perm=num_perm, seed=_SEED, hashfunc=_hash32)
     m.update_batch(sorted(elements))
     values: npt.NDArray[np.uint32] = np.asarray(m.hashvalues, dtype=np.uint32)
