@@ -8,9 +8,9 @@ import json
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from neardup.service import create_app
 
 from neardup.config import Settings
-from neardup.service import create_app
 from neardup.store import make_client
 
 pytestmark = pytest.mark.es
