@@ -278,3 +278,67 @@ def test_postgresql_import_with_a_query(
     doc = es.get(index=index_name, id=rows[0].id)["_source"]
     assert doc["date"] == rows[0].fields["date"]  # a DATE column arrives as ISO text
     json.dumps(doc)
+
+
+def test_an_import_that_fails_half_way_says_where_to_resume(
+    postgres: str, tmp_path: Path, rows: list[LabelledRecord], es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """PostgreSQL raises "division by zero" when the cursor reaches row 41: the batches before it are
+    written, the message gives the --since value that resumes after them, and resuming finishes."""
+    import re
+
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(postgres)
+    with engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE IF EXISTS boom"))
+        conn.execute(sa.text("CREATE TABLE boom (row_id SERIAL PRIMARY KEY, ref TEXT, complaint TEXT)"))
+        conn.execute(
+            sa.text("INSERT INTO boom (ref, complaint) VALUES (:ref, :complaint)"),
+            [{"ref": r.id, "complaint": r.fields["complaint"]} for r in rows[:60]],
+        )
+    engine.dispose()
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
+    boom = "SELECT *, 1 / (row_id - 41) AS boom FROM boom"
+    res = _cli(
+        "import",
+        postgres,
+        index_name,
+        "--query",
+        boom,
+        "--id-column",
+        "ref",
+        "--fields",
+        str(fields),
+        "--batch-size",
+        "20",
+        "--since",
+        "row_id",
+        "0",
+        es_url=es_url,
+    )
+    assert res.returncode == 1 and "Traceback" not in res.stderr and "division by zero" in res.stderr
+    found = re.search(r"resume with --since row_id (\d+)", res.stderr)
+    assert found is not None, res.stderr
+    resume = int(found.group(1))
+    assert 0 < resume < 41 and len(_clusters(es, index_name)) == resume
+    fixed = "SELECT * FROM boom"
+    again = _cli(
+        "import",
+        postgres,
+        index_name,
+        "--query",
+        fixed,
+        "--id-column",
+        "ref",
+        "--fields",
+        str(fields),
+        "--since",
+        "row_id",
+        str(resume),
+        es_url=es_url,
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"imported {60 - resume} of {60 - resume} rows" in again.stdout
+    assert len(_clusters(es, index_name)) == 60
