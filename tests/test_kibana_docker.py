@@ -242,3 +242,67 @@ def test_compose_file_structure() -> None:
     assert "HEALTHCHECK" in dockerfile and '"neardup", "serve"' in dockerfile
     kibana_file = setup_cmd[setup_cmd.index("--file") + 1]
     assert kibana_file.removeprefix("/app/") == str(OBJECTS.relative_to(ROOT))
+
+
+VEGA_LITE = "5.23.0"
+
+
+@pytest.fixture(scope="module")
+def vega_lite() -> Path:
+    """vega-lite from the npm registry, installed once under $NEARDUP_HOME/npm."""
+    import shutil
+
+    from neardup.config import Settings
+
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("Node.js and npm are needed to compile the Vega-Lite specs")
+    prefix = Settings.from_env().home / "npm" / f"vega-lite-{VEGA_LITE}"
+    module = prefix / "node_modules" / "vega-lite"
+    if not module.exists():
+        proc = subprocess.run(
+            [npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix), f"vega-lite@{VEGA_LITE}"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if proc.returncode != 0:
+            pytest.skip(f"npm could not install vega-lite: {proc.stderr.strip()[-200:]}")
+    return module
+
+
+def test_vega_panels_compile_with_vega_lite(vega_lite: Path) -> None:
+    """Kibana's Vega panels are Vega-Lite specs; each compiles (its Elasticsearch url swapped for
+    sample rows shaped like the response, as Kibana would feed them)."""
+    samples = {
+        "neardup-cluster-sizes": [{"key": "a", "doc_count": 3}, {"key": "b", "doc_count": 1}],
+        "neardup-duplicate-ratio": [
+            {"aggregations": {"duplicates": {"doc_count": 2}}, "hits": {"total": {"value": 5}}}
+        ],
+    }
+    specs = {}
+    for obj in load_objects(OBJECTS):
+        if obj["type"] == "visualization":
+            state = json.loads(obj["attributes"]["visState"])
+            if state["type"] == "vega":
+                spec = json.loads(state["params"]["spec"])
+                spec["data"] = {"values": samples[obj["id"]]}
+                specs[obj["id"]] = spec
+    assert set(specs) == set(samples)
+    script = (
+        "const vl = require(process.argv[1]); const specs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "for (const [id, spec] of Object.entries(specs)) { const out = vl.compile(spec);"
+        " if (!out.spec || !out.spec.marks || !out.spec.marks.length) throw new Error(id + ': no marks'); }"
+        "console.log('ok ' + Object.keys(specs).length);"
+    )
+    proc = subprocess.run(
+        ["node", "-e", script, str(vega_lite)],
+        input=json.dumps(specs),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok 2"
