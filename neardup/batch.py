@@ -23,7 +23,8 @@ from elasticsearch import Elasticsearch, helpers
 
 from .flagging import timestamp_ns
 from .ingest.cluster import cluster_records
-from .ingest.fingerprint import Fingerprinter
+from .ingest.fingerprint import Fingerprinter, Record
+from .ingest.records import RecordConfig, RecordError
 from .ingest.verify import VerifyConfig
 from .lookup import SOURCE_FIELDS, Stored
 from .pool import FingerprintPool
@@ -47,13 +48,22 @@ class BatchConfig:
     bulk_retries: int = 3
     text_field: str = "text"
     title_field: str = "title"
+    #: the index's per-field configuration: documents are fingerprinted as records
+    record: RecordConfig | None = None
+
+    def version(self, fingerprinter: Fingerprinter) -> str:
+        version: str = fingerprinter.version if self.record is None else fingerprinter.record_version(self.record)
+        return version
+
+    def verify_config(self) -> VerifyConfig:
+        return self.verify if self.record is None else self.record.verify_config(self.verify)
 
 
 def scan(
     client: Elasticsearch,
     index: str,
     query: dict[str, Any],
-    source: list[str],
+    source: list[str] | bool,
     slices: int,
     page_size: int,
 ) -> Iterator[list[dict[str, Any]]]:
@@ -109,34 +119,50 @@ def _bulk_update(
 def _fingerprint_stage(
     client: Elasticsearch, index: str, fingerprinter: Fingerprinter, config: BatchConfig, progress: Progress
 ) -> dict[str, int]:
-    """Fingerprint every document that lacks the current version; write the fingerprint fields."""
-    query = {"bool": {"must_not": [{"term": {"neardup.version": fingerprinter.version}}]}}
+    """Fingerprint every document that lacks the current version; write the fingerprint fields.
+    A record the field configuration refuses (a value of the wrong type) is counted, not written."""
+    query = {"bool": {"must_not": [{"term": {"neardup.version": config.version(fingerprinter)}}]}}
     total = client.count(index=index, query=query)["count"]
-    done = failed = 0
+    done = failed = refused = 0
     now = timestamp_ns(time.time_ns())
     progress("fingerprint", 0, total)
+    source: list[str] | bool = (
+        [config.text_field, config.title_field, "neardup.indexed_at"] if config.record is None else True
+    )
     with FingerprintPool(config.workers) as pool:
-        for hits in scan(
-            client, index, query, [config.text_field, config.title_field], config.slices, config.page_size
-        ):
-            pairs = []
-            for h in hits:
-                src = h.get("_source") or {}
-                text = src.get(config.text_field)
-                title = src.get(config.title_field)
-                pairs.append((text if isinstance(text, str) else "", title if isinstance(title, str) else None))
-            records = pool.fingerprint(pairs)
+        for hits in scan(client, index, query, source, config.slices, config.page_size):
+            sources = [h.get("_source") or {} for h in hits]
+            records: list[Record | None]
+            if config.record is None:
+                pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
+                records = list(pool.fingerprint(pairs))
+            else:
+                records = [_record_or_none(fingerprinter, src, config.record) for src in sources]
             updates = []
-            for h, r in zip(hits, records, strict=True):
+            for h, src, r in zip(hits, sources, records, strict=True):
+                if r is None:
+                    refused += 1
+                    continue
                 fields_out = dict(r.as_fields())
-                if not (h.get("_source") or {}).get("neardup", {}).get("indexed_at"):
+                if not src.get("neardup", {}).get("indexed_at"):
                     fields_out["indexed_at"] = now  # first seen now; a re-fingerprint keeps its place
                 updates.append((h["_id"], fields_out))
             ok, bad = _bulk_update(client, index, updates, config.bulk_retries)
             done += ok
             failed += len(bad)
             progress("fingerprint", done, total)
-    return {"fingerprinted": done, "fingerprint_failures": failed}
+    return {"fingerprinted": done, "fingerprint_failures": failed, "refused_records": refused}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _record_or_none(fingerprinter: Fingerprinter, source: dict[str, Any], config: RecordConfig) -> Record | None:
+    try:
+        return fingerprinter.fingerprint_record({k: v for k, v in source.items() if k != "neardup"}, config)
+    except RecordError:
+        return None
 
 
 def reconcile(
@@ -164,7 +190,7 @@ def reconcile(
         progress("load", len(docs), total)
     docs.sort(key=lambda d: d.order)
     progress("cluster", 0, len(docs))
-    a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify)
+    a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify_config())
     updates: list[tuple[str, dict[str, Any]]] = []
     for k, d in enumerate(docs):
         dup = int(a.duplicate_of[k])
@@ -213,5 +239,5 @@ def dedupe(
     started = time.perf_counter()
     stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress)
     client.indices.refresh(index=index)
-    result = reconcile(client, index, fingerprinter.version, cfg, progress)
+    result = reconcile(client, index, cfg.version(fingerprinter), cfg, progress)
     return stage | result | {"seconds": round(time.perf_counter() - started, 3)}

@@ -183,5 +183,43 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(e
     items = {i["id"]: i for i in resp.json["items"]}
     assert items["b"]["duplicate_of"] == "a" and items["c"]["duplicate_of"] is None
     assert items["d"]["cluster"] == "d"
+    dups = api.get(f"/v1/indices/{index_name}/documents/a/duplicates").json["items"]
+    assert [d["id"] for d in dups] == ["b"]  # c shares the template, not the tags
     bad = api.post(f"/v1/indices/{index_name}/documents", json=[{"id": "e", "complaint": 5}])
     assert bad.status_code == 400 and "complaint" in bad.json["error"]["message"]
+
+    # reconcile re-clusters the stored records with the same rules: nothing changes
+    job = api.post(f"/v1/indices/{index_name}/reconcile").json
+    done = _wait(api, job["id"])
+    assert done["state"] == "done" and done["result"]["changed"] == 0 and done["result"]["documents"] == 4
+
+    # the same rows put into an index without neardup, then deduped with the configuration
+    from elasticsearch import Elasticsearch, helpers
+
+    plain = index_name + "-plain"
+    es = Elasticsearch(es_url)
+    try:
+        es.indices.create(index=plain)
+        helpers.bulk(es, ({"_index": plain, "_id": r["id"], **{k: v for k, v in r.items() if k != "id"}} for r in rows))
+        es.indices.refresh(index=plain)
+        assert api.put(f"/v1/indices/{plain}", json=config).status_code == 200
+        done = _wait(api, api.post(f"/v1/indices/{plain}/dedupe", json={}).json["id"])
+        assert done["state"] == "done" and done["result"]["fingerprinted"] == 4, done
+        es.indices.refresh(index=plain)
+        got = {h["_id"]: h["_source"]["neardup"]["cluster"] for h in es.search(index=plain)["hits"]["hits"]}
+        assert got == {i: items[i]["cluster"] for i in items}
+    finally:
+        es.indices.delete(index=plain, ignore_unavailable=True)
+        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{plain}")
+        es.close()
+
+
+def _wait(api: object, job_id: str) -> dict[str, object]:
+    import time
+
+    for _ in range(300):
+        job = api.get(f"/v1/jobs/{job_id}").json  # type: ignore[attr-defined]
+        if job["state"] != "running":
+            return job  # type: ignore[no-any-return]
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not finish")

@@ -103,6 +103,9 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
             409, "not_fingerprinted", f"document {doc_id!r} has no neardup fields yet; run dedupe on {index!r}"
         )
     config = replace(st.ingest.verify, max_distance=query["max_distance"])
+    stored = read_record_config(st.client, index)
+    if stored:  # records of this index are compared with their metadata too
+        config = RecordConfig.parse(stored).verify_config(config)
     found, candidates = find_duplicates(st.client, index, doc, config, st.ingest.max_candidates, exclude=[doc_id])
     return {"items": _items(found, query["size"]), "candidates": candidates, "status": doc.status}
 
@@ -110,7 +113,11 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
 @bp.post("/duplicates")
 @bp.input(DuplicatesIn, arg_name="body")
 @bp.output(DuplicatesOut)
-@bp.doc(summary="Near-duplicates of posted text (nothing is stored)")
+@bp.doc(
+    summary="Near-duplicates of posted text (nothing is stored)",
+    description="Compares with documents fingerprinted as text; an index with a per-field configuration "
+    "holds records, whose near-duplicates GET /documents/{id}/duplicates finds.",
+)
 def text_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
