@@ -43,7 +43,7 @@ def main() -> None:
     rows = {
         "jieba.lcut alone (raw text)": lambda: [jieba.lcut(t) for t in texts],
         "neardup segmentation + POS (normalise, lcut, tags, stopwords)": lambda: [
-            seg.segment(normalize(t)) for t in texts
+            seg.segment(normalize(t, True)) for t in texts
         ],
         "neardup fingerprint, 1 seed (segment + weights + hash + sketch)": lambda: [
             fp1.fingerprint(t, ti) for t, ti in zip(texts, titles, strict=True)

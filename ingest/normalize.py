@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+import opencc
 
 __all__ = ["content_chars", "is_punctuation", "normalize"]
 
@@ -18,9 +21,20 @@ _SPACE_RE = re.compile(r"\s+")
 _NOT_CONTENT_RE = re.compile(r"[\W_]+")
 
 
-def normalize(text: str) -> str:
-    """NFKC, lowercase and collapse runs of whitespace to one space."""
-    return _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+def normalize(text: str, fold: bool = False) -> str:
+    """NFKC, lowercase and collapse runs of whitespace to one space; with ``fold``, Traditional
+    characters (and variant forms) become Simplified (OpenCC ``t2s``), so both scripts match.
+
+    >>> normalize("國務院總理　主持會議", fold=True)
+    '国务院总理 主持会议'
+    """
+    out = _SPACE_RE.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+    return _t2s().convert(out) if fold else out
+
+
+@cache
+def _t2s() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
 
 
 def is_punctuation(token: str) -> bool:

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from .errors import UsageError
 from .ingest.bits import to_hex, to_signed
 from .ingest.cluster import cluster_records
-from .ingest.fingerprint import Fingerprinter, Record
+from .ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
 from .ingest.verify import VerifyConfig
 from .ingest.weights import IdfTable, fit_idf
 from .pool import FingerprintPool
@@ -236,7 +236,7 @@ def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
             docs = [d for d in read_jsonl(handle, "id", text_field, "title", False) if isinstance(d, InputDoc)]
     except UsageError as exc:
         fail(str(exc), 2)
-    table: IdfTable = fit_idf(seg.segment(normalize(d.text)).words for d in docs)
+    table: IdfTable = fit_idf(seg.segment(normalize(d.text, FingerprintConfig.fold_script)).words for d in docs)
     output.write_text(table.dump(), encoding="utf-8")
     click.echo(f"{len(table.values)} words from {len(docs)} documents → {output}", err=True)
 

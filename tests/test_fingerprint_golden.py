@@ -29,7 +29,7 @@ def fp() -> Fingerprinter:
 
 
 def test_version_is_pinned(fp: Fingerprinter) -> None:
-    assert fp.version == "nd2-ccc2ef67"
+    assert fp.version == "nd3-b3b85401"
 
 
 @pytest.mark.parametrize(("text", "title", "fingerprint", "exact"), GOLDEN)
@@ -80,3 +80,13 @@ def test_fingerprint_many_equals_one_by_one(fp: Fingerprinter) -> None:
         one = fresh.fingerprint(text, title)
         assert (one.fingerprints, one.exact, one.status) == (rec.fingerprints, rec.exact, rec.status)
         assert (one.sketch == rec.sketch).all()
+
+
+def test_traditional_and_simplified_scripts_fingerprint_alike(fp: Fingerprinter) -> None:
+    simplified = fp.fingerprint(
+        "国务院总理今天主持召开国务院常务会议，部署进一步扩大内需、稳定经济增长的政策措施。", "国务院常务会议"
+    )
+    traditional = fp.fingerprint(
+        "國務院總理今天主持召開國務院常務會議，部署進一步擴大內需、穩定經濟增長的政策措施。", "國務院常務會議"
+    )
+    assert traditional.fingerprints == simplified.fingerprints and traditional.exact == simplified.exact

@@ -17,6 +17,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import FingerprintConfig
 from neardup.ingest.normalize import content_chars, normalize
 from neardup.ingest.segment import Segmenter
 from neardup.ingest.simhash import simhash
@@ -64,14 +65,14 @@ class _Rec:
         return self.fingerprints[0] if self.fingerprints else 0
 
 
-def prepare(docs: Sequence[Doc], segmenter: Segmenter) -> Prepared:
+def prepare(docs: Sequence[Doc], segmenter: Segmenter, fold: bool = FingerprintConfig.fold_script) -> Prepared:
     words, signalled, titles, chars, sketches, exact = [], [], [], [], [], []
     for d in docs:
-        normalized = normalize(d.text)
+        normalized = normalize(d.text, fold)
         seg = segmenter.segment(normalized, signals=True)
         words.append(seg.words)
         signalled.append(seg.signalled)
-        titles.append(frozenset(segmenter.segment(normalize(d.title)).words))
+        titles.append(frozenset(segmenter.segment(normalize(d.title, fold)).words))
         c = content_chars(normalized)
         chars.append(c)
         sketches.append(shingle_sketch(c))
