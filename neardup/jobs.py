@@ -1,6 +1,7 @@
 """Long-running batch jobs over HTTP: the job's state lives in Elasticsearch (index ``neardup-jobs``)
 so any service worker can answer ``GET /v1/jobs/{id}``; the work runs in a thread of the worker
-that accepted it. A job is ``running`` → ``done`` or ``failed`` (with the error)."""
+that accepted it. A job is ``running`` → ``done`` or ``failed`` (with the error); a running job whose worker stopped
+beating (the process died) is reported ``lost``."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 
-__all__ = ["JOBS_INDEX", "get_job", "start_job"]
+__all__ = ["JOBS_INDEX", "get_job", "mark_lost", "start_job"]
 
 JOBS_INDEX = "neardup-jobs"
+HEARTBEAT_SECONDS = 10.0
+LOST_AFTER_SECONDS = 60.0
 _LOG = logging.getLogger(__name__)
 _MAPPING = {
     "dynamic": False,
@@ -57,8 +60,17 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         "state": "running",
         "progress": {"stage": "queued", "done": 0, "total": None},
         "created_at": _now(),
+        "heartbeat_at": _now(),
     }
     client.index(index=JOBS_INDEX, id=job_id, document=doc, refresh="wait_for")
+    finished = threading.Event()
+
+    def heartbeat() -> None:
+        while not finished.wait(HEARTBEAT_SECONDS):
+            try:
+                client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": _now()})
+            except TransportError as exc:
+                _LOG.warning("job %s: heartbeat not recorded: %s", job_id, exc)
     last = [0.0]
 
     def progress(stage: str, done: int, total: int | None) -> None:
@@ -78,6 +90,7 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         except Exception as exc:
             _LOG.exception("job %s failed", job_id)
             final = {"state": "failed", "error": {"type": type(exc).__name__, "message": str(exc)}}
+        finished.set()
         final["finished_at"] = _now()
         for attempt in range(30):  # Elasticsearch may be briefly away; the outcome must be recorded
             try:
@@ -88,13 +101,39 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])
 
     threading.Thread(target=run, name=f"neardup-job-{job_id}", daemon=True).start()
+    threading.Thread(target=heartbeat, name=f"neardup-job-{job_id}-heartbeat", daemon=True).start()
     return doc
 
 
 def get_job(client: Elasticsearch, job_id: str) -> dict[str, Any] | None:
-    """The job document, or None when there is no such job."""
+    """The job document, or None when there is no such job. A running job whose worker has not
+    beaten for ``LOST_AFTER_SECONDS`` (the process died) is reported as ``lost``."""
     try:
         source: dict[str, Any] = client.get(index=JOBS_INDEX, id=job_id)["_source"]
     except NotFoundError:
         return None
-    return source
+    return mark_lost(source, datetime.now(UTC))
+
+
+def mark_lost(job: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """``job`` as reported at ``now``.
+
+    >>> job = {"state": "running", "heartbeat_at": "2026-01-01T00:00:00.000+00:00"}
+    >>> mark_lost(job, datetime(2026, 1, 1, 0, 0, 10, tzinfo=UTC))["state"]
+    'running'
+    >>> mark_lost(job, datetime(2026, 1, 1, 0, 5, tzinfo=UTC))["state"]
+    'lost'
+    """
+    beat = job.get("heartbeat_at")
+    if job.get("state") != "running" or not beat:
+        return job
+    if (now - datetime.fromisoformat(beat)).total_seconds() <= LOST_AFTER_SECONDS:
+        return job
+    return job | {
+        "state": "lost",
+        "error": {
+            "type": "WorkerLost",
+            "message": f"no heartbeat since {beat}: the process running it is gone; start the job again "
+            "(dedupe and reconcile are safe to re-run)",
+        },
+    }

@@ -152,11 +152,12 @@ class JobOut(Schema):
     id = String()
     kind = String()
     index = String()
-    state = String(metadata={"description": "running, done or failed"})
+    state = String(metadata={"description": "running, done, failed, or lost (its worker died)"})
     progress = Dict()
     result = Dict(allow_none=True)
     error = Dict(allow_none=True)
     created_at = String()
+    heartbeat_at = String(allow_none=True)
     finished_at = String(allow_none=True)
 
 
