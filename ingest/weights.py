@@ -190,27 +190,27 @@ def weigh(
     counts = Counter(words)
     if not counts:
         return {}
-    minmax = config.length == "minmax"
-    shortest = longest = 1
-    if minmax:
-        lengths = [len(w) for w in counts]
+    factors = {} if word_factors is None else word_factors
+    missing = [w for w in counts if w not in factors]  # (keys() - keys() would walk the whole cache)
+    if missing:
+        extra = {w: _word_factor(w, tag(w), idf, config) for w in missing}
+        if len(factors) + len(extra) <= _MAX_CACHED_WORDS:
+            factors.update(extra)
+        else:  # the cache is full: this document's factors only
+            factors = {w: factors[w] for w in counts if w not in extra} | extra
+    tf = config.tf
+    weights = {w: factors[w] * c if tf else factors[w] for w, c in counts.items()}
+    if config.length == "minmax":
+        lengths = [len(w) for w in weights]
         shortest, longest = min(lengths), max(lengths)
-    cache = {} if word_factors is None else word_factors
-    weights: dict[str, float] = {}
-    for word, count in counts.items():
-        factor = cache.get(word)
-        if factor is None:
-            factor = _word_factor(word, tag(word), idf, config)
-            if len(cache) < _MAX_CACHED_WORDS:
-                cache[word] = factor
-        w = factor * count if config.tf else factor
-        if minmax:
-            w *= length_weight(len(word), "minmax", shortest, longest)
-        if config.signal and word in signalled:
-            w *= config.signal_factor
-        if config.title and word in title_words:
-            w *= config.title_factor
-        weights[word] = w
+        for w in weights:
+            weights[w] *= length_weight(len(w), "minmax", shortest, longest)
+    if config.signal:
+        for w in [t for t in signalled if t in weights]:
+            weights[w] *= config.signal_factor
+    if config.title:
+        for w in [t for t in title_words if t in weights]:
+            weights[w] *= config.title_factor
     return weights
 
 
