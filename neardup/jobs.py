@@ -71,6 +71,7 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
                 client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": _now()})
             except TransportError as exc:
                 _LOG.warning("job %s: heartbeat not recorded: %s", job_id, exc)
+
     last = [0.0]
 
     def progress(stage: str, done: int, total: int | None) -> None:

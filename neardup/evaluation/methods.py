@@ -160,7 +160,9 @@ def run_methods(p: Prepared, corpus_idf: bool = True, only: Sequence[str] | None
         "  - length minmax (seed 000)": lambda: _neardup(
             p, jieba_idf, replace(full, length="minmax"), 16, default_verify
         ),
-        "  - signal off": lambda: _neardup(p, jieba_idf, replace(full, signal=False), 16, default_verify),
+        "  + signal words on (×5, off by default)": lambda: _neardup(
+            p, jieba_idf, replace(full, signal=True), 16, default_verify
+        ),
         "  - title off": lambda: _neardup(p, jieba_idf, replace(full, title=False), 16, default_verify),
         "  verify: Hamming<=3 only, 1 seed": lambda: _neardup(p, jieba_idf, full, 1, VerifyConfig(use_sketch=False)),
         "  verify: Hamming<=3 only, 16 seeds": lambda: _neardup(p, jieba_idf, full, 16, VerifyConfig(use_sketch=False)),
