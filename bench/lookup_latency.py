@@ -18,9 +18,6 @@ Run: ``python -m bench.lookup_latency`` (embedded Elasticsearch, or ``NEARDUP_ES
 
 from __future__ import annotations
 
-import os
-import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,9 +27,8 @@ import numpy as np
 from elasticsearch import Elasticsearch, helpers
 from neardup.ingest.bits import block_fields, to_signed
 
+from bench.harness import elasticsearch, time_methods
 from bench.machine import describe, write_results
-from neardup import esnode
-from neardup.config import Settings
 from neardup.lookup import candidate_query, hamming_filter, script_language
 from neardup.store import setup_index
 
@@ -87,11 +83,6 @@ def _load(client: Elasticsearch, fps: np.ndarray) -> None:
     client.indices.forcemerge(index=INDEX, max_num_segments=1, request_timeout=600)
 
 
-def _percentiles(ms: list[float]) -> tuple[float, float]:
-    ordered = sorted(ms)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-
-
 def main() -> None:
     rng = np.random.default_rng(1)
     fps = rng.integers(0, 2**64 - 1, size=(N, SEEDS), dtype=np.uint64, endpoint=True)
@@ -106,80 +97,57 @@ def main() -> None:
     for _ in range(QUERIES - len(planted_src)):
         queries.append((rng.integers(0, 2**64 - 1, size=SEEDS, dtype=np.uint64, endpoint=True), -1))
 
-    url = os.environ.get("NEARDUP_ES_URL")
-    data = None
-    if not url:
-        settings = Settings.from_env()
-        data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
-        info, _ = esnode.start(settings.home, data, port=9277, heap="2g")
-        url = info.url
-    client = Elasticsearch(url, request_timeout=120)
-    try:
-        t0 = time.perf_counter()
-        _load(client, fps)
-        load_s = time.perf_counter() - t0
-        lang = script_language(client)
-        main_fps = fps[:, 0]
+    with elasticsearch(port=9277, heap="2g") as (url, es_label):
+        client = Elasticsearch(url, request_timeout=120)
+        try:
+            t0 = time.perf_counter()
+            _load(client, fps)
+            load_s = time.perf_counter() - t0
+            lang = script_language(client)
+            main_fps = fps[:, 0]
 
-        def blocks_python(q: np.ndarray) -> tuple[set[int], int]:
-            query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
-            resp = client.search(index=INDEX, query=query, size=500, source=["neardup.fingerprint"])
-            hits = resp["hits"]["hits"]
-            q0 = int(q[0])
-            found = set()
-            for h in hits:
-                v = h["_source"]["neardup"]["fingerprint"][0] & (2**64 - 1)
-                if (v ^ q0).bit_count() <= 3:
-                    found.add(int(h["_id"]))
-            return found, int(resp["hits"]["total"]["value"])
+            def blocks_python(q: np.ndarray) -> tuple[set[int], int]:
+                query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
+                resp = client.search(index=INDEX, query=query, size=500, source=["neardup.fingerprint"])
+                q0 = int(q[0])
+                found = set()
+                for h in resp["hits"]["hits"]:
+                    v = h["_source"]["neardup"]["fingerprint"][0] & (2**64 - 1)
+                    if (v ^ q0).bit_count() <= 3:
+                        found.add(int(h["_id"]))
+                return found, int(resp["hits"]["total"]["value"])
 
-        def blocks_script(q: np.ndarray) -> tuple[set[int], int]:
-            query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
-            query["bool"]["filter"].append(hamming_filter([to_signed(int(q[0]))], 3, lang))
-            hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
-            return {int(h["_id"]) for h in hits}, -1
+            def blocks_script(q: np.ndarray) -> tuple[set[int], int]:
+                query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
+                query["bool"]["filter"].append(hamming_filter([to_signed(int(q[0]))], 3, lang))
+                hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
+                return {int(h["_id"]) for h in hits}, -1
 
-        def brute_script(q: np.ndarray) -> tuple[set[int], int]:
-            query = hamming_filter([to_signed(int(q[0]))], 3, lang)
-            hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
-            return {int(h["_id"]) for h in hits}, N
+            def brute_script(q: np.ndarray) -> tuple[set[int], int]:
+                query = hamming_filter([to_signed(int(q[0]))], 3, lang)
+                hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
+                return {int(h["_id"]) for h in hits}, N
 
-        def brute_numpy(q: np.ndarray) -> tuple[set[int], int]:
-            close = np.flatnonzero(np.bitwise_count(main_fps ^ q[0]) <= 3)
-            return set(close.tolist()), N
+            def brute_numpy(q: np.ndarray) -> tuple[set[int], int]:
+                close = np.flatnonzero(np.bitwise_count(main_fps ^ q[0]) <= 3)
+                return set(close.tolist()), N
 
-        methods: dict[str, Callable[[np.ndarray], tuple[set[int], int]]] = {
-            "blocks + Python check (service)": blocks_python,
-            f"blocks + script filter in ES ({lang})": blocks_script,
-            f"brute-force script over all docs ({lang})": brute_script,
-            "numpy brute force (in process, no ES)": brute_numpy,
-        }
-        rows = []
-        for name, fn in methods.items():
-            for q, _ in queries[:20]:  # warm caches
-                fn(q)
-            times, cands, hits = [], [], 0
-            for q, src in queries:
-                start = time.perf_counter()
-                found, n_cand = fn(q)
-                times.append((time.perf_counter() - start) * 1000)
-                cands.append(n_cand)
-                if src >= 0 and src in found:
-                    hits += 1
-            p50, p99 = _percentiles(times)
-            rows.append((name, p50, p99, statistics.mean(cands) if min(cands) >= 0 else None, hits))
-    finally:
-        client.indices.delete(index=INDEX, ignore_unavailable=True)
-        client.close()
-        if data is not None:
-            esnode.stop(data)
+            methods: dict[str, Callable[[np.ndarray], tuple[set[int], int]]] = {
+                "blocks + Python check (service)": blocks_python,
+                f"blocks + script filter in ES ({lang})": blocks_script,
+                f"brute-force script over all docs ({lang})": brute_script,
+                "numpy brute force (in process, no ES)": brute_numpy,
+            }
+            rows = time_methods(methods, [q for q, _ in queries], [src for _, src in queries])
+        finally:
+            client.indices.delete(index=INDEX, ignore_unavailable=True)
+            client.close()
     base = rows[2][1]
     lines = [
         "# Lookup latency: one document against 100,000 indexed documents",
         "",
         f"Machine: {describe()}",
-        f"Elasticsearch: {'embedded ' + esnode.ES_VERSION if data else url}, 1 shard, force-merged; "
-        f"loading {N} docs took {load_s:.1f}s.",
+        f"Elasticsearch: {es_label}, 1 shard, force-merged; loading {N} docs took {load_s:.1f}s.",
         f"{QUERIES} queries ({len(planted_src)} planted near-duplicates within 3 bits, the rest random); "
         "latency is client wall time per query (one HTTP request each).",
         "Command: `python -m bench.lookup_latency`",

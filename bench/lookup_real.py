@@ -13,14 +13,10 @@ Run: ``python -m bench.lookup_real`` → bench/results/lookup_latency_real.md
 
 from __future__ import annotations
 
-import os
 import random
-import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from elasticsearch import Elasticsearch, helpers
@@ -28,9 +24,8 @@ from neardup.ingest.bits import to_signed
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import VerifyConfig
 
-from bench.lookup_latency import _percentiles
+from bench.harness import elasticsearch, time_methods
 from bench.machine import describe, write_results
-from neardup import esnode
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
 from neardup.evaluation.variants import make_variant
@@ -78,79 +73,24 @@ def main() -> None:
         records = pool.fingerprint([(t, None) for t in indexed])
         queries = pool.fingerprint([(t, None) for t in variants + others])
     fp_s = time.perf_counter() - t0
-    targets = sources + [-1] * len(others)
     version = Fingerprinter.default().version
 
-    url = os.environ.get("NEARDUP_ES_URL")
-    data = None
-    if not url:
-        data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
-        info, _ = esnode.start(Settings.from_env().home, data, port=9279, heap="2g")
-        url = info.url
-    client = Elasticsearch(url, request_timeout=120)
-    try:
-        t0 = time.perf_counter()
-        _load(client, records)
-        load_s = time.perf_counter() - t0
-        lang = script_language(client)
-        main_fps = np.array([r.fingerprint for r in records], dtype=np.uint64)
-        ok = np.array([r.status == "ok" for r in records])
-
-        def service(q: Record) -> tuple[set[int], int]:
-            found, n = find_duplicates(client, INDEX, q, VerifyConfig(), 500)
-            return {int(f.doc.id) for f in found}, n
-
-        def blocks_script(q: Record) -> tuple[set[int], int]:
-            if q.status != "ok":
-                return set(), 0
-            query = candidate_query(q, q.block_tokens(), version)
-            query["bool"]["filter"].append(hamming_filter([to_signed(q.fingerprint)], 3, lang))
-            hits = client.search(index=INDEX, query=query, size=500, source=False)["hits"]["hits"]
-            return {int(h["_id"]) for h in hits}, -1
-
-        def brute_script(q: Record) -> tuple[set[int], int]:
-            if q.status != "ok":
-                return set(), 0
-            query = hamming_filter([to_signed(q.fingerprint)], 3, lang)
-            hits = client.search(index=INDEX, query=query, size=500, source=False)["hits"]["hits"]
-            return {int(h["_id"]) for h in hits}, N
-
-        def brute_numpy(q: Record) -> tuple[set[int], int]:
-            if q.status != "ok":
-                return set(), 0
-            close = np.flatnonzero((np.bitwise_count(main_fps ^ np.uint64(q.fingerprint)) <= 3) & ok)
-            return set(close.tolist()), N
-
-        methods: dict[str, Callable[[Record], tuple[set[int], int]]] = {
-            "service lookup: blocks + verify in Python (sketch + Hamming)": service,
-            f"blocks + Hamming<=3 script filter in ES ({lang})": blocks_script,
-            f"brute-force Hamming<=3 script over all docs ({lang})": brute_script,
-            "numpy brute force Hamming<=3 (in process, no ES)": brute_numpy,
-        }
-        rows: list[tuple[Any, ...]] = []
-        for name, fn in methods.items():
-            for q in queries[:20]:
-                fn(q)
-            times, cands, hits = [], [], 0
-            for q, target in zip(queries, targets, strict=True):
-                start = time.perf_counter()
-                found, n_cand = fn(q)
-                times.append((time.perf_counter() - start) * 1000)
-                cands.append(n_cand)
-                hits += int(target >= 0 and target in found)
-            p50, p99 = _percentiles(times)
-            rows.append((name, p50, p99, statistics.mean(cands) if min(cands) >= 0 else None, hits))
-    finally:
-        client.indices.delete(index=INDEX, ignore_unavailable=True)
-        client.close()
-        if data is not None:
-            esnode.stop(data)
+    with elasticsearch(port=9279, heap="2g") as (url, es_label):
+        client = Elasticsearch(url, request_timeout=120)
+        try:
+            t0 = time.perf_counter()
+            _load(client, records)
+            load_s = time.perf_counter() - t0
+            rows = time_methods(_methods(client, records, version), queries, sources + [-1] * len(others))
+        finally:
+            client.indices.delete(index=INDEX, ignore_unavailable=True)
+            client.close()
     short = sum(r.status != "ok" for r in records)
     lines = [
         "# Lookup latency on real text: one document against 100,000 indexed documents",
         "",
         f"Machine: {describe()}",
-        f"Elasticsearch: {'embedded ' + esnode.ES_VERSION if data else url}, 1 shard, force-merged.",
+        f"Elasticsearch: {es_label}, 1 shard, force-merged.",
         f"Index: {N} real documents ({n_paragraphs} People's Daily paragraphs of 40+ characters, the rest "
         "Tang poems from both editions, which hold many true near-duplicates of each other); "
         f"{short} too short for a fingerprint. Fingerprinting (2 processes) {fp_s:.0f}s, loading {load_s:.0f}s.",
@@ -165,6 +105,47 @@ def main() -> None:
         shown = "block query, checked in ES" if cand is None else f"{cand:.1f}"
         lines.append(f"| {name} | {p50:.2f} | {p99:.2f} | {shown} | {hits} |")
     write_results(OUT, lines)
+
+
+def _methods(
+    client: Elasticsearch, records: list[Record], version: str
+) -> dict[str, Callable[[Record], tuple[set[int], int]]]:
+    lang = script_language(client)
+    main_fps = np.array([r.fingerprint for r in records], dtype=np.uint64)
+    ok = np.array([r.status == "ok" for r in records])
+
+    def service(q: Record) -> tuple[set[int], int]:
+        found, n = find_duplicates(client, INDEX, q, VerifyConfig(), 500)
+        return {int(f.doc.id) for f in found}, n
+
+    def blocks_script(q: Record) -> tuple[set[int], int]:
+        if q.status != "ok":
+            return set(), -1
+        query = candidate_query(q, q.block_tokens(), version)
+        query["bool"]["filter"].append(hamming_filter([to_signed(q.fingerprint)], 3, lang))
+        hits = client.search(index=INDEX, query=query, size=500, source=False)["hits"]["hits"]
+        return {int(h["_id"]) for h in hits}, -1
+
+    def brute_script(q: Record) -> tuple[set[int], int]:
+        if q.status != "ok":
+            return set(), N
+        hits = client.search(
+            index=INDEX, query=hamming_filter([to_signed(q.fingerprint)], 3, lang), size=500, source=False
+        )["hits"]["hits"]
+        return {int(h["_id"]) for h in hits}, N
+
+    def brute_numpy(q: Record) -> tuple[set[int], int]:
+        if q.status != "ok":
+            return set(), N
+        close = np.flatnonzero((np.bitwise_count(main_fps ^ np.uint64(q.fingerprint)) <= 3) & ok)
+        return set(close.tolist()), N
+
+    return {
+        "service lookup: blocks + verify in Python (sketch + Hamming)": service,
+        f"blocks + Hamming<=3 script filter in ES ({lang})": blocks_script,
+        f"brute-force Hamming<=3 script over all docs ({lang})": brute_script,
+        "numpy brute force Hamming<=3 (in process, no ES)": brute_numpy,
+    }
 
 
 if __name__ == "__main__":

@@ -12,72 +12,66 @@ Run: ``python -m bench.service_eval`` (embedded Elasticsearch, or ``NEARDUP_ES_U
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import VerifyConfig
 from neardup.service import create_app
 
+from bench.harness import elasticsearch
 from bench.machine import describe, write_results
-from neardup import esnode
-from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
-from neardup.evaluation.sets import news_set
+from neardup.evaluation.sets import Doc, news_set
 
 OUT = Path(__file__).parent / "results" / "service_eval.md"
 SEEDS = (1, 2, 3)
 BATCH = 100
 
 
+def _ingest(api: Any, index: str, docs: list[Doc]) -> dict[str, str]:
+    """POST the documents as NDJSON in batches; the cluster each one was given."""
+    clusters: dict[str, str] = {}
+    for k in range(0, len(docs), BATCH):
+        body = "\n".join(
+            json.dumps({"id": d.id, "title": d.title, "text": d.text}, ensure_ascii=False) for d in docs[k : k + BATCH]
+        )
+        resp = api.post(f"/v1/indices/{index}/documents", data=body, content_type="application/x-ndjson")
+        if resp.status_code != 200 or resp.json["errors"]:
+            raise SystemExit(f"ingest failed: {resp.status_code} {resp.json}")
+        clusters.update({i["id"]: i["cluster"] for i in resp.json["items"]})
+    return clusters
+
+
 def main() -> None:
-    url = os.environ.get("NEARDUP_ES_URL")
-    data = None
-    if not url:
-        data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
-        info, _ = esnode.start(Settings.from_env().home, data, port=9278, heap="1g")
-        url = info.url
-    api = create_app({"es_url": url}).test_client()
     articles = load_peoples_daily()
     fp = Fingerprinter.default()
     rows = []
-    try:
+    with elasticsearch(port=9278, heap="1g") as (url, es_label):
+        api = create_app({"es_url": url}).test_client()
         for seed in SEEDS:
             docs = news_set(articles, seed=seed)
             index = f"bench-service-eval-{seed}"
-            clusters: dict[str, str] = {}
             start = time.perf_counter()
-            for k in range(0, len(docs), BATCH):
-                body = "\n".join(
-                    json.dumps({"id": d.id, "title": d.title, "text": d.text}, ensure_ascii=False)
-                    for d in docs[k : k + BATCH]
-                )
-                resp = api.post(f"/v1/indices/{index}/documents", data=body, content_type="application/x-ndjson")
-                if resp.status_code != 200 or resp.json["errors"]:
-                    raise SystemExit(f"ingest failed: {resp.status_code} {resp.json}")
-                clusters.update({i["id"]: i["cluster"] for i in resp.json["items"]})
+            clusters = _ingest(api, index, docs)
             ingest_s = time.perf_counter() - start
             truth = [d.group for d in docs]
             service = pairwise_scores(truth, [clusters[d.id] for d in docs])
             start = time.perf_counter()
-            records = [fp.fingerprint(d.text, d.title) for d in docs]
+            records = fp.fingerprint_many([(d.text, d.title) for d in docs])
             offline_a = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
             offline_s = time.perf_counter() - start
             offline = pairwise_scores(truth, offline_a.cluster.tolist())
             rows.append((seed, len(docs), service, offline, ingest_s, offline_s))
             api.application.extensions["neardup"].client.indices.delete(index=index)
-    finally:
-        if data is not None:
-            esnode.stop(data)
     lines = [
         "# Ingest-time flagging (HTTP service) vs offline clustering, news sets",
         "",
         f"Machine: {describe()}",
-        f"Elasticsearch: {'embedded ' + esnode.ES_VERSION if data else url}. Batches of {BATCH} documents "
+        f"Elasticsearch: {es_label}. Batches of {BATCH} documents "
         "(NDJSON, refresh=wait_for), service in-process (Flask test client, real HTTP to Elasticsearch).",
         "Command: `python -m bench.service_eval`",
         "",
