@@ -181,12 +181,17 @@ def cluster_cmd(
         records = fingerprint_all(docs, workers, progress)
     else:
         records = []
+        kept: list[InputDoc] = []
         fp = Fingerprinter.default()
         for doc in docs:
             try:
                 records.append(fp.fingerprint_record(doc.source, record_config))
+                kept.append(doc)
             except RecordError as exc:
-                fail(f"line {doc.line}: {exc}", 2)
+                if not skip_invalid:
+                    fail(f"line {doc.line}: {exc} (use --skip-invalid to skip such lines)", 2)
+                skipped.append(f"line {doc.line}: {exc}")
+        docs = kept
         config = record_config.verify_config(config)
     t1 = time.perf_counter()
     assignment = cluster_records(records, lambda r: r.fingerprints, config)

@@ -153,6 +153,28 @@ def test_cluster_command_with_fields(tmp_path: Path) -> None:
         check=False,
     )
     assert res.returncode == 2 and "line 1" in res.stderr and "complaint" in res.stderr
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(src.read_text(encoding="utf-8") + '{"id": "x", "complaint": 5}\n', encoding="utf-8")
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "neardup",
+            "cluster",
+            str(mixed),
+            "-o",
+            str(out),
+            "--fields",
+            str(cfg),
+            "--skip-invalid",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert res.returncode == 0 and "1 invalid lines skipped" in res.stderr and "line 5" in res.stderr
+    assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["a", "b", "c", "d"]
 
 
 @pytest.mark.es
