@@ -21,7 +21,7 @@ from .errors import NeardupError, UsageError
 from .flagging import Incoming, IngestConfig, index_batch
 from .ingest.fingerprint import Fingerprinter
 from .pool import FingerprintPool
-from .store import make_client, read_record_config, setup_index, validate_index_name
+from .store import make_client, record_config, setup_index, validate_index_name
 
 __all__ = ["register"]
 
@@ -130,7 +130,7 @@ def dedupe_cmd(index: str, workers: int, text_field: str, title_field: str, es_u
     client = _existing(index, es_url)
     bars = _Bars(sys.stderr.isatty())
     config = BatchConfig(
-        workers=workers, text_field=text_field, title_field=title_field, record=_record_config(client, index)
+        workers=workers, text_field=text_field, title_field=title_field, record=record_config(client, index)
     )
     try:
         result = dedupe(client, index, Fingerprinter.default(), config, bars)
@@ -148,7 +148,7 @@ def reconcile_cmd(index: str, es_url: str | None) -> None:
     client = _existing(index, es_url)
     bars = _Bars(sys.stderr.isatty())
     try:
-        config = BatchConfig(record=_record_config(client, index))
+        config = BatchConfig(record=record_config(client, index))
         result = reconcile(client, index, config.version(Fingerprinter.default()), config, bars)
     finally:
         bars.close()
@@ -162,14 +162,6 @@ def _existing(index: str, es_url: str | None) -> Any:
         raise UsageError(f"no index {index!r} at {Settings.from_env(es_url=es_url).es_url}")
     setup_index(client, index)
     return client
-
-
-def _record_config(client: Any, index: str) -> Any:
-    """The per-field configuration stored with the index (records), or None (text documents)."""
-    from .ingest.records import RecordConfig
-
-    stored = read_record_config(client, index)
-    return RecordConfig.parse(stored) if stored else None
 
 
 def _report(result: dict[str, Any]) -> None:

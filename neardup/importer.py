@@ -29,6 +29,7 @@ from .flagging import Incoming, IngestConfig, index_batch
 from .ingest.fingerprint import Fingerprinter, Record
 from .ingest.records import RecordConfig, RecordError
 from .ingest.verify import VerifyConfig
+from .store import create_index
 
 __all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "run_import"]
 
@@ -188,8 +189,7 @@ _STATE_MAPPING = {
 
 
 def _store_mark(client: Elasticsearch, spec: ImportSpec, column: str, value: Any) -> None:
-    if not client.indices.exists(index=STATE_INDEX):
-        client.options(ignore_status=400).indices.create(index=STATE_INDEX, mappings=_STATE_MAPPING)
+    create_index(client, STATE_INDEX, _STATE_MAPPING)
     doc = {
         "source": make_url_safe(spec.url),
         "table": spec.table,

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
+from elasticsearch import Elasticsearch, NotFoundError, TransportError
+
+from .store import create_index
 
 __all__ = ["JOBS_INDEX", "get_job", "mark_lost", "start_job"]
 
@@ -40,18 +42,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _ensure_index(client: Elasticsearch) -> None:
-    if not client.indices.exists(index=JOBS_INDEX):
-        try:
-            client.indices.create(index=JOBS_INDEX, mappings=_MAPPING)
-        except ApiError as exc:
-            if "resource_already_exists_exception" not in str(exc):
-                raise
-
-
 def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[str, Any]:
     """Record a new job and run ``work`` in a background thread; returns the job document."""
-    _ensure_index(client)
+    create_index(client, JOBS_INDEX, _MAPPING)
     job_id = uuid.uuid4().hex
     doc: dict[str, Any] = {
         "id": job_id,

@@ -12,11 +12,14 @@ from neardup import mappings  # type: ignore[attr-defined]
 
 from .config import Settings
 from .errors import NeardupError, UsageError
+from .ingest.records import RecordConfig
 
 __all__ = [
     "ESUnavailable",
+    "create_index",
     "make_client",
     "read_record_config",
+    "record_config",
     "setup_index",
     "validate_index_name",
     "write_record_config",
@@ -78,15 +81,23 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
             props = mappings.component_template()["template"]["mappings"]["properties"]
             client.indices.put_mapping(index=index, properties=props)
             return False
-        try:
-            client.indices.create(index=index)
-        except ApiError as exc:
-            if exc.meta.status == 400 and "resource_already_exists_exception" in str(exc):
-                return False
-            raise
-        return True
+        return create_index(client, index)
     except ESConnectionError as exc:
         raise ESUnavailable(str(client.transport.node_pool.get().base_url), type(exc).__name__) from exc
+
+
+def create_index(client: Elasticsearch, index: str, index_mappings: dict[str, Any] | None = None) -> bool:
+    """Create ``index`` (with ``index_mappings``) unless it exists; True when created now. Another
+    process creating it at the same moment is not an error."""
+    if client.indices.exists(index=index):
+        return False
+    try:
+        client.indices.create(index=index, mappings=index_mappings)
+    except ApiError as exc:
+        if exc.meta.status == 400 and "resource_already_exists_exception" in str(exc):
+            return False
+        raise
+    return True
 
 
 def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] | None) -> None:
@@ -109,3 +120,9 @@ def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | No
         return None
     data: dict[str, Any] | None = mappings.get("_meta", {}).get("neardup", {}).get("record_config")
     return data
+
+
+def record_config(client: Elasticsearch, index: str) -> RecordConfig | None:
+    """The index's per-field configuration, parsed: its documents are records; None: text documents."""
+    stored = read_record_config(client, index)
+    return RecordConfig.parse(stored) if stored else None

@@ -8,7 +8,7 @@ from neardup.store import setup_index, validate_index_name
 from ..errors import ApiError
 from ..state import state
 
-__all__ = ["checked_index", "ensure_index"]
+__all__ = ["check_text_length", "checked_index", "ensure_index"]
 
 
 def checked_index(index: str) -> str:
@@ -16,6 +16,13 @@ def checked_index(index: str) -> str:
         return validate_index_name(index)
     except UsageError as exc:
         raise ApiError(400, "invalid_index_name", str(exc)) from exc
+
+
+def check_text_length(text: str) -> None:
+    """413 when a posted text is longer than ``NEARDUP_MAX_TEXT_CHARS``."""
+    limit = state().settings.max_text_chars
+    if len(text) > limit:
+        raise ApiError(413, "text_too_long", f"text has {len(text)} characters; limit {limit}")
 
 
 def ensure_index(index: str) -> bool:

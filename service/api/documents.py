@@ -14,18 +14,18 @@ from typing import Any
 from apiflask import APIBlueprint
 from elasticsearch import NotFoundError
 from flask import request
-from neardup.ingest.records import RecordConfig, RecordError
+from neardup.ingest.records import RecordError
 from neardup.ingest.verify import VerifyConfig
 
 from neardup.flagging import IngestConfig, index_batch
 from neardup.lookup import SOURCE_FIELDS, Found, Stored, find_duplicates
-from neardup.store import read_record_config
+from neardup.store import record_config
 
 from ..auth import requires_key
 from ..errors import ApiError
 from ..schemas import DocumentsOut, DocumentsQuery, DuplicatesIn, DuplicatesOut, DuplicatesQuery
 from ..state import state
-from .common import checked_index, ensure_index
+from .common import check_text_length, checked_index, ensure_index
 from .parsing import parse_documents
 
 __all__ = ["bp"]
@@ -48,25 +48,24 @@ bp = APIBlueprint("documents", __name__, url_prefix="/v1/indices/<index>", tag="
 def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
-    stored = read_record_config(st.client, index)
-    record_config = RecordConfig.parse(stored) if stored else None
+    records_config = record_config(st.client, index)
     docs = parse_documents(
         request.get_data(cache=False),
         request.content_type or "",
         st.settings.max_documents_per_request,
         st.settings.max_text_chars,
-        records=record_config is not None,
+        records=records_config is not None,
     )
     ensure_index(index)
     started = time.perf_counter()
     config: IngestConfig = replace(st.ingest, refresh=query["refresh"])
     records = None
-    if record_config is not None:
-        config = replace(config, verify=record_config.verify_config(config.verify))
+    if records_config is not None:
+        config = replace(config, verify=records_config.verify_config(config.verify))
         records = []
         for k, doc in enumerate(docs):
             try:
-                records.append(st.fingerprinter.fingerprint_record(doc.source, record_config))
+                records.append(st.fingerprinter.fingerprint_record(doc.source, records_config))
             except RecordError as exc:
                 raise ApiError(400, "invalid_document", f"item {k} ({doc.id}): {exc}", detail={"at": k}) from exc
     items = index_batch(st.client, index, docs, st.fingerprinter, config, records)
@@ -103,9 +102,9 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
             409, "not_fingerprinted", f"document {doc_id!r} has no neardup fields yet; run dedupe on {index!r}"
         )
     config = replace(st.ingest.verify, max_distance=query["max_distance"])
-    stored = read_record_config(st.client, index)
-    if stored:  # records of this index are compared with their metadata too
-        config = RecordConfig.parse(stored).verify_config(config)
+    records_config = record_config(st.client, index)
+    if records_config is not None:  # records of this index are compared with their metadata too
+        config = records_config.verify_config(config)
     found, candidates = find_duplicates(st.client, index, doc, config, st.ingest.max_candidates, exclude=[doc_id])
     return {"items": _items(found, query["size"]), "candidates": candidates, "status": doc.status}
 
@@ -121,10 +120,7 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
 def text_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
-    if len(body["text"]) > st.settings.max_text_chars:
-        raise ApiError(
-            413, "text_too_long", f"text has {len(body['text'])} characters; limit {st.settings.max_text_chars}"
-        )
+    check_text_length(body["text"])
     record = st.fingerprinter.fingerprint(body["text"], body.get("title"))
     config: VerifyConfig = replace(st.ingest.verify, max_distance=body["max_distance"])
     found, candidates = find_duplicates(st.client, index, record, config, st.ingest.max_candidates)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from neardup.ingest.records import RecordConfig
 
 from neardup.batch import BatchConfig, Progress, dedupe, reconcile
 from neardup.jobs import get_job, start_job
-from neardup.store import read_record_config
+from neardup.store import record_config
 
 from ..auth import requires_key
 from ..errors import ApiError
@@ -30,11 +29,6 @@ def _require_index(index: str) -> None:
     ensure_index(index)  # adds the neardup fields to a user's existing index
 
 
-def _record_config(index: str) -> RecordConfig | None:
-    stored = read_record_config(state().client, index)
-    return RecordConfig.parse(stored) if stored else None
-
-
 @bp.post("/v1/indices/<index>/dedupe")
 @bp.input(DedupeIn, arg_name="body")
 @bp.output(JobOut, status_code=202)
@@ -48,7 +42,7 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
         workers=body["workers"],
         text_field=body["text_field"],
         title_field=body["title_field"],
-        record=_record_config(index),
+        record=record_config(st.client, index),
     )
 
     def work(progress: Progress) -> dict[str, Any]:
@@ -64,7 +58,7 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
 def reconcile_view(index: str) -> dict[str, Any]:
     _require_index(index)
     st = state()
-    config = BatchConfig(verify=st.ingest.verify, record=_record_config(index))
+    config = BatchConfig(verify=st.ingest.verify, record=record_config(st.client, index))
 
     def work(progress: Progress) -> dict[str, Any]:
         return reconcile(st.client, index, config.version(st.fingerprinter), config, progress)

@@ -12,6 +12,7 @@ from neardup.ingest.bits import to_hex, to_signed
 from ..errors import ApiError
 from ..schemas import FingerprintIn, FingerprintOut, HealthOut
 from ..state import state
+from .common import check_text_length
 
 __all__ = ["bp"]
 
@@ -36,10 +37,7 @@ def healthz() -> dict[str, Any]:
 @bp.doc(summary="Fingerprint a text: status, version, fingerprints, blocks, top weighted features")
 def fingerprint(body: dict[str, Any]) -> dict[str, Any]:
     st = state()
-    if len(body["text"]) > st.settings.max_text_chars:
-        raise ApiError(
-            413, "text_too_long", f"text has {len(body['text'])} characters; limit {st.settings.max_text_chars}"
-        )
+    check_text_length(body["text"])
     rec = st.fingerprinter.fingerprint(body["text"], body.get("title"), explain=body["explain"])
     ok = rec.status == "ok"
     return {
