@@ -1,10 +1,13 @@
-"""PreciseCut must cut exactly as ``jieba.Tokenizer.lcut``: fingerprints depend on every word."""
+"""PreciseCut must cut exactly as ``jieba.Tokenizer.lcut``, and hmm_cut exactly as ``jieba.finalseg.cut``:
+fingerprints depend on every word."""
 
 from __future__ import annotations
 
 import jieba
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from jieba import finalseg
+from neardup.ingest.hmm import hmm_cut
 from neardup.ingest.normalize import normalize
 from neardup.ingest.precise import PreciseCut
 
@@ -46,6 +49,12 @@ def test_cuts_dictionary_words_and_ambiguous_joins_exactly_as_jieba(words: list[
     assert CUT.lcut(text) == TOKENIZER.lcut(text)
 
 
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet=ALPHABET, min_size=1, max_size=30))
+def test_hmm_cuts_random_text_exactly_as_jieba(text: str) -> None:
+    assert hmm_cut(text) == list(finalseg.cut(text))
+
+
 def test_whole_news_corpus_cut_exactly_as_jieba() -> None:
     texts = [a.text for a in load_peoples_daily()]
     assert len(texts) > 2000
@@ -63,3 +72,4 @@ def test_tang_poems_cut_exactly_as_jieba() -> None:
     assert len(texts) > 4000
     mismatched = [t for t in texts if CUT.lcut(t) != TOKENIZER.lcut(t)]
     assert mismatched == []
+    assert [t for t in texts if hmm_cut(t) != list(finalseg.cut(t))] == []
