@@ -45,10 +45,9 @@ class PreciseCut:
 
     ``logp`` maps every dictionary word to ``log(freq) - log(total)`` and every mere prefix to
     ``_PREFIX_ONLY`` (a log-probability is never positive); ``unknown`` is what jieba scores a
-    character the dictionary lacks.
+    character the dictionary lacks. It is a snapshot: words added to the tokenizer later are not seen.
     """
 
-    freq: dict[str, int]
     logp: dict[str, float]
     unknown: float
 
@@ -60,7 +59,7 @@ class PreciseCut:
         logtotal = log(tokenizer.total)
         # the same float operations, in the same order, as jieba's calc(): log(f) - logtotal + next
         logp = {word: (log(f) - logtotal if f else _PREFIX_ONLY) for word, f in freq.items()}
-        return cls(freq, logp, log(1) - logtotal)
+        return cls(logp, log(1) - logtotal)
 
     def lcut(self, text: str) -> list[str]:
         """The words of ``text``, exactly as ``tokenizer.lcut(text)`` (precise mode, HMM on)."""
@@ -121,7 +120,7 @@ class PreciseCut:
         """A run of one-character words: the HMM may join them unless the run is itself a word."""
         if len(run) == 1:
             out.append(run)
-        elif not self.freq.get(run):
+        elif self.logp.get(run, _PREFIX_ONLY) == _PREFIX_ONLY:  # not a dictionary word
             out.extend(hmm_cut(run))
         else:
             out.extend(run)
