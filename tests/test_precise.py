@@ -51,6 +51,10 @@ def test_cuts_dictionary_words_and_ambiguous_joins_exactly_as_jieba(words: list[
 
 @settings(max_examples=800, deadline=None)
 @given(st.text(alphabet=ALPHABET, min_size=1, max_size=30))
+# characters missing from some states' emission tables make states tie; found by mutating the tie-breaks
+@example("凁僷遆囱")
+@example("惗傋柊乑鞮")
+@example("敔剓倳佌恹冸偋")
 def test_hmm_cuts_random_text_exactly_as_jieba(text: str) -> None:
     assert hmm_cut(text) == list(finalseg.cut(text))
 
