@@ -44,6 +44,9 @@ class RecordError(ValueError):
         super().__init__(message)
         self.field = field_name
 
+    def __reduce__(self) -> tuple[type[RecordError], tuple[str, str | None]]:  # keeps ``field`` across processes
+        return (RecordError, (str(self), self.field))
+
 
 @dataclass(frozen=True)
 class FieldSpec:

@@ -137,7 +137,9 @@ def _fingerprint_stage(
                 pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
                 records = list(pool.fingerprint(pairs))
             else:
-                records = [_record_or_none(fingerprinter, src, config.record) for src in sources]
+                fields = [{k: v for k, v in src.items() if k != "neardup"} for src in sources]
+                results = pool.fingerprint_records(fields, config.record)
+                records = [None if isinstance(r, RecordError) else r for r in results]
             updates = []
             for h, src, r in zip(hits, sources, records, strict=True):
                 if r is None:
@@ -156,13 +158,6 @@ def _fingerprint_stage(
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _record_or_none(fingerprinter: Fingerprinter, source: dict[str, Any], config: RecordConfig) -> Record | None:
-    try:
-        return fingerprinter.fingerprint_record({k: v for k, v in source.items() if k != "neardup"}, config)
-    except RecordError:
-        return None
 
 
 def reconcile(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import click
 from tqdm import tqdm
@@ -17,11 +17,14 @@ from .errors import UsageError
 from .ingest.bits import to_hex, to_signed
 from .ingest.cluster import cluster_records
 from .ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
+from .ingest.records import RecordConfig, RecordError
 from .ingest.verify import VerifyConfig
 from .ingest.weights import IdfTable, fit_idf
 from .pool import FingerprintPool
 
 __all__ = ["register"]
+
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -78,15 +81,30 @@ def read_jsonl(
 
 def fingerprint_all(docs: list[InputDoc], workers: int, progress: bool) -> list[Record]:
     """Fingerprint documents in order, with a process pool when ``workers`` > 1."""
+    return _in_chunks(docs, workers, progress, lambda pool, chunk: pool.fingerprint([(d.text, d.title) for d in chunk]))
+
+
+def fingerprint_records_all(
+    docs: list[InputDoc], workers: int, progress: bool, config: RecordConfig
+) -> list[Record | RecordError]:
+    """Fingerprint structured records in order (the error where ``config`` refuses one)."""
+    return _in_chunks(
+        docs, workers, progress, lambda pool, chunk: pool.fingerprint_records([d.source for d in chunk], config)
+    )
+
+
+def _in_chunks(
+    docs: list[InputDoc], workers: int, progress: bool, work: Callable[[FingerprintPool, list[InputDoc]], list[_R]]
+) -> list[_R]:
     bar = tqdm(total=len(docs), unit="doc", desc="fingerprint", disable=not progress, file=sys.stderr)
-    records: list[Record] = []
+    out: list[_R] = []
     with FingerprintPool(workers) as pool:
         for k in range(0, len(docs), 2000):
-            chunk = [(d.text, d.title) for d in docs[k : k + 2000]]
-            records.extend(pool.fingerprint(chunk))
+            chunk = docs[k : k + 2000]
+            out.extend(work(pool, chunk))
             bar.update(len(chunk))
     bar.close()
-    return records
+    return out
 
 
 def register(cli: click.Group) -> None:
@@ -154,7 +172,6 @@ def cluster_cmd(
     Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance.
     """
     from .cli import fail
-    from .ingest.records import RecordConfig, RecordError
 
     record_config = None
     if fields_path is not None:
@@ -182,15 +199,14 @@ def cluster_cmd(
     else:
         records = []
         kept: list[InputDoc] = []
-        fp = Fingerprinter.default()
-        for doc in docs:
-            try:
-                records.append(fp.fingerprint_record(doc.source, record_config))
-                kept.append(doc)
-            except RecordError as exc:
+        for doc, result in zip(docs, fingerprint_records_all(docs, workers, progress, record_config), strict=True):
+            if isinstance(result, RecordError):
                 if not skip_invalid:
-                    fail(f"line {doc.line}: {exc} (use --skip-invalid to skip such lines)", 2)
-                skipped.append(f"line {doc.line}: {exc}")
+                    fail(f"line {doc.line}: {result} (use --skip-invalid to skip such lines)", 2)
+                skipped.append(f"line {doc.line}: {result}")
+            else:
+                records.append(result)
+                kept.append(doc)
         docs = kept
         config = record_config.verify_config(config)
     t1 = time.perf_counter()

@@ -2,23 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from types import TracebackType
+from typing import Any, TypeVar
 
 from .ingest.fingerprint import Fingerprinter, Record
+from .ingest.records import RecordConfig, RecordError
 
 __all__ = ["FingerprintPool"]
 
 _WORKER: Fingerprinter | None = None
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
-def _fingerprint_batch(batch: Sequence[tuple[str, str | None]]) -> list[Record]:
+def _worker() -> Fingerprinter:
     global _WORKER
     if _WORKER is None:
         _WORKER = Fingerprinter.default()
-    records: list[Record] = _WORKER.fingerprint_many(batch)
+    return _WORKER
+
+
+def _fingerprint_batch(batch: Sequence[tuple[str, str | None]]) -> list[Record]:
+    records: list[Record] = _worker().fingerprint_many(batch)
     return records
+
+
+def _record_batch(config: RecordConfig, batch: Sequence[Mapping[str, Any]]) -> list[Record | RecordError]:
+    fingerprinter = _worker()
+    out: list[Record | RecordError] = []
+    for source in batch:
+        try:
+            out.append(fingerprinter.fingerprint_record(source, config))
+        except RecordError as exc:  # refused records are reported by the caller, in order
+            out.append(exc)
+    return out
 
 
 class FingerprintPool:
@@ -44,12 +64,20 @@ class FingerprintPool:
 
     def fingerprint(self, pairs: Sequence[tuple[str, str | None]]) -> list[Record]:
         """Records for (text, title) pairs, in order."""
-        batches = [pairs[k : k + self.batch_size] for k in range(0, len(pairs), self.batch_size)]
         out: list[Record] = []
-        if self._pool is None:
-            for batch in batches:
-                out.extend(_fingerprint_batch(batch))
-        else:
-            for records in self._pool.map(_fingerprint_batch, batches):
-                out.extend(records)
+        for records in self._map(_fingerprint_batch, pairs):
+            out.extend(records)
         return out
+
+    def fingerprint_records(
+        self, sources: Sequence[Mapping[str, Any]], config: RecordConfig
+    ) -> list[Record | RecordError]:
+        """Each structured record fingerprinted by ``config``, in order; the error where it refuses one."""
+        out: list[Record | RecordError] = []
+        for records in self._map(partial(_record_batch, config), sources):
+            out.extend(records)
+        return out
+
+    def _map(self, work: Callable[[Sequence[_T]], _R], items: Sequence[_T]) -> Iterator[_R]:
+        batches = [items[k : k + self.batch_size] for k in range(0, len(items), self.batch_size)]
+        return map(work, batches) if self._pool is None else self._pool.map(work, batches)

@@ -15,7 +15,8 @@ from neardup.ingest.metadata import meta_jaccard, meta_signature
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig, verify
 
-from neardup.evaluation.record_sets import template_text
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.record_sets import petition_rows, template_text
 
 FIELDS = RecordConfig.parse(
     {
@@ -177,6 +178,36 @@ def test_cluster_command_with_fields(tmp_path: Path) -> None:
     assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["a", "b", "c", "d"]
 
 
+def test_cluster_with_fields_in_two_processes_equals_one(tmp_path: Path) -> None:
+    cfg = tmp_path / "fields.toml"
+    cfg.write_text(
+        '[fields.complaint]\nmode = "text"\n[fields.category]\nmode = "value"\nweight = 2\n'
+        '[fields.district]\nmode = "value"\nweight = 2\n[fields.office]\nmode = "ignore"\n',
+        encoding="utf-8",
+    )
+    rows = petition_rows(load_peoples_daily(), seed=31, groups=120, singles=300)
+    lines = [json.dumps({"id": r.id, **r.fields}, ensure_ascii=False) for r in rows]
+    lines.insert(250, json.dumps({"id": "refused", "complaint": ["not", "text"]}))  # line 251, in the second batch
+    src = tmp_path / "rows.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        args = ["cluster", str(src), "-o", str(out), "--fields", str(cfg), "--skip-invalid", "--workers", workers]
+        res = subprocess.run(
+            [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, timeout=300, check=False
+        )
+        assert res.returncode == 0, res.stderr
+        assert "1 invalid lines skipped" in res.stderr and "line 251" in res.stderr and "complaint" in res.stderr
+        outputs.append(out.read_text(encoding="utf-8"))
+    assert outputs[0] == outputs[1]
+    got = [json.loads(x) for x in outputs[1].splitlines()]
+    assert [g["id"] for g in got] == [r.id for r in rows]
+    groups = {r.id: r.group for r in rows}
+    joined = [g for g in got if g["duplicate_of"] is not None]
+    assert len(joined) > 100 and all(groups[g["id"]] == groups[g["duplicate_of"]] for g in joined)
+
+
 @pytest.mark.es
 def test_an_index_with_a_field_configuration_takes_records_through_the_service(es_url: str, index_name: str) -> None:
     from neardup.service import create_app
@@ -222,14 +253,20 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(e
     es = Elasticsearch(es_url)
     try:
         es.indices.create(index=plain)
-        helpers.bulk(es, ({"_index": plain, "_id": r["id"], **{k: v for k, v in r.items() if k != "id"}} for r in rows))
+        stored = [*rows, {"id": "e", "complaint": 5}]  # the configuration refuses e: counted, left as it is
+        helpers.bulk(
+            es, ({"_index": plain, "_id": r["id"], **{k: v for k, v in r.items() if k != "id"}} for r in stored)
+        )
         es.indices.refresh(index=plain)
         assert api.put(f"/v1/indices/{plain}", json=config).status_code == 200
         done = _wait(api, api.post(f"/v1/indices/{plain}/dedupe", json={}).json["id"])
         assert done["state"] == "done" and done["result"]["fingerprinted"] == 4, done
+        assert done["result"]["refused_records"] == 1
         es.indices.refresh(index=plain)
-        got = {h["_id"]: h["_source"]["neardup"]["cluster"] for h in es.search(index=plain)["hits"]["hits"]}
+        hits = es.search(index=plain)["hits"]["hits"]
+        got = {h["_id"]: h["_source"]["neardup"]["cluster"] for h in hits if "neardup" in h["_source"]}
         assert got == {i: items[i]["cluster"] for i in items}
+        assert len(hits) == 5
     finally:
         es.indices.delete(index=plain, ignore_unavailable=True)
         es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{plain}")
