@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from apiflask import Schema
 from apiflask.fields import Boolean, Dict, Float, Integer, List, Nested, String
 from apiflask.validators import Length, OneOf, Range
+from marshmallow import ValidationError, validates_schema
 
 __all__ = [
     "ClusterOut",
@@ -62,10 +65,18 @@ class DuplicatesQuery(Schema):
 
 
 class DuplicatesIn(Schema):
+    """``text`` (and ``title``) for an index of documents; ``record`` for an index with a field configuration."""
+
     title = String(allow_none=True)
-    text = String(required=True)
+    text = String()
+    record = Dict(keys=String(), metadata={"description": "a structured record, read by the index's fields"})
     max_distance = Integer(load_default=3, validate=Range(0, 64))
     size = Integer(load_default=50, validate=Range(1, 1000))
+
+    @validates_schema
+    def _text_or_record(self, data: dict[str, Any], **_: Any) -> None:
+        if ("text" in data) == ("record" in data):
+            raise ValidationError("give either 'text' or 'record'", "_schema")
 
 
 class DuplicateOut(Schema):
@@ -78,7 +89,7 @@ class DuplicateOut(Schema):
 class DuplicatesOut(Schema):
     items = List(Nested(DuplicateOut))
     candidates = Integer()
-    status = String(metadata={"description": "the looked-up text's fingerprint status (ok, too_short)"})
+    status = String(metadata={"description": "the looked-up text's or record's status (ok, too_short, empty)"})
 
 
 class SearchQuery(Schema):

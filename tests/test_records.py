@@ -241,6 +241,19 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(e
     bad = api.post(f"/v1/indices/{index_name}/documents", json=[{"id": "e", "complaint": 5}])
     assert bad.status_code == 400 and "complaint" in bad.json["error"]["message"]
 
+    # lookups of a posted record use the index's configuration; text is refused with a reason
+    probe = {"complaint": sports.replace("统一", "集中"), "category": "通知", "tags": ["体育"]}
+    looked = api.post(f"/v1/indices/{index_name}/duplicates", json={"record": probe})
+    assert looked.status_code == 200, looked.json
+    # c shares the template but not the tags
+    assert {d["id"] for d in looked.json["items"]} == {"a", "b"} and looked.json["status"] == "ok"
+    as_text = api.post(f"/v1/indices/{index_name}/duplicates", json={"text": sports})
+    assert as_text.status_code == 400 and as_text.json["error"]["type"] == "record_expected"
+    both = api.post(f"/v1/indices/{index_name}/duplicates", json={"text": sports, "record": probe})
+    assert both.status_code == 400
+    refused = api.post(f"/v1/indices/{index_name}/duplicates", json={"record": {"complaint": 5}})
+    assert refused.status_code == 400 and "complaint" in refused.json["error"]["message"]
+
     # reconcile re-clusters the stored records with the same rules: nothing changes
     job = api.post(f"/v1/indices/{index_name}/reconcile").json
     done = _wait(api, job["id"])

@@ -86,6 +86,9 @@ def test_oversized_body_invalid_index_unknown_ids(api: FlaskClient, index_name: 
     bad_config = api.put(f"/v1/indices/{index_name}", json={"fields": {"body": {"mode": "blob"}}})
     assert "mode must be one of" in _error(bad_config, 400)["message"]
     assert _error(api.get(f"/v1/indices/{index_name}/documents/nope/duplicates"), 404)["type"] == "document_not_found"
+    as_record = api.post(f"/v1/indices/{index_name}/duplicates", json={"record": {"body": TEXT}})
+    assert _error(as_record, 400)["type"] == "text_expected"  # no field configuration: text only
+    assert "'text' or 'record'" in json.dumps(_error(api.post(f"/v1/indices/{index_name}/duplicates", json={}), 400))
     assert _error(api.get(f"/v1/indices/{index_name}/clusters/nope"), 404)["type"] == "cluster_not_found"
     assert _error(api.get("/v1/jobs/nope"), 404)["type"] == "job_not_found"
     assert _error(api.get("/v1/indices/no-such-index-here/search"), 404)["type"] == "index_not_found"

@@ -2,7 +2,7 @@
 
 - ``POST /v1/indices/{index}/documents``: flag and index one document, an array, or NDJSON;
 - ``GET /v1/indices/{index}/documents/{id}/duplicates``: near-duplicates of a stored document;
-- ``POST /v1/indices/{index}/duplicates``: near-duplicates of posted ``{title, text}``.
+- ``POST /v1/indices/{index}/duplicates``: near-duplicates of posted ``{title, text}`` or ``{record}``.
 """
 
 from __future__ import annotations
@@ -113,15 +113,34 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
 @bp.input(DuplicatesIn, arg_name="body")
 @bp.output(DuplicatesOut)
 @bp.doc(
-    summary="Near-duplicates of posted text (nothing is stored)",
-    description="Compares with documents fingerprinted as text; an index with a per-field configuration "
-    "holds records, whose near-duplicates GET /documents/{id}/duplicates finds.",
+    summary="Near-duplicates of a posted text or record (nothing is stored)",
+    description="An index of documents takes {title, text}; an index with a per-field configuration holds "
+    "records and takes {record: {field: value}}, read and compared by that configuration.",
+    responses={400: "text for a records index, or a record the configuration refuses", 413: "text too long"},
 )
 def text_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
-    check_text_length(body["text"])
-    record = st.fingerprinter.fingerprint(body["text"], body.get("title"))
     config: VerifyConfig = replace(st.ingest.verify, max_distance=body["max_distance"])
+    records_config = record_config(st.client, index)
+    if records_config is None:
+        if "record" in body:
+            raise ApiError(400, "text_expected", f"index {index!r} has no field configuration: post 'text'")
+        check_text_length(body["text"])
+        record = st.fingerprinter.fingerprint(body["text"], body.get("title"))
+    else:
+        if "text" in body:
+            raise ApiError(
+                400, "record_expected", f"index {index!r} holds records (it has a field configuration): post 'record'"
+            )
+        fields = body["record"]
+        check_text_length("".join(v for v in fields.values() if isinstance(v, str)))
+        if "neardup" in fields:
+            raise ApiError(400, "invalid_document", "field 'neardup' is reserved for neardup's own fields")
+        try:
+            record = st.fingerprinter.fingerprint_record(fields, records_config)
+        except RecordError as exc:
+            raise ApiError(400, "invalid_document", f"record: {exc}") from exc
+        config = records_config.verify_config(config)
     found, candidates = find_duplicates(st.client, index, record, config, st.ingest.max_candidates)
     return {"items": _items(found, body["size"]), "candidates": candidates, "status": record.status}
