@@ -1,5 +1,6 @@
 """``neardup import`` from a relational database into the real Elasticsearch: batch, then incremental;
-bad rows reported by row and skipped. SQLite always; PostgreSQL when its server binaries are here."""
+bad rows reported by row and skipped. SQLite always; PostgreSQL and MariaDB when their server binaries
+are here (``.ci/run`` installs them from Debian)."""
 
 from __future__ import annotations
 
@@ -342,3 +343,119 @@ def test_an_import_that_fails_half_way_says_where_to_resume(
     assert again.returncode == 0, again.stderr
     assert f"imported {60 - resume} of {60 - resume} rows" in again.stdout
     assert len(_clusters(es, index_name)) == 60
+
+
+MARIADBD = next((p for p in (Path("/usr/sbin/mariadbd"), Path("/usr/sbin/mysqld")) if p.exists()), None)
+
+
+@pytest.fixture(scope="module")
+def mariadb() -> Iterator[str]:
+    """A throw-away MariaDB server from Debian's binaries (``mariadb-server``), root without a password."""
+    install = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
+    if MARIADBD is None or install is None:
+        pytest.skip("no MariaDB/MySQL server binaries (Debian package mariadb-server) on this machine")
+    try:
+        import pymysql  # noqa: F401
+    except ImportError:
+        pytest.skip("the PyMySQL driver is not installed")
+    data = Path(tempfile.mkdtemp(prefix="neardup-mariadb-"))
+    user = ["--user=mysql"] if os.geteuid() == 0 else []  # mariadbd refuses to run as root
+    if user:
+        shutil.chown(data, "mysql")
+    subprocess.run(
+        [install, "--no-defaults", f"--datadir={data / 'db'}", *user, "--auth-root-authentication-method=normal"],
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            str(MARIADBD),
+            "--no-defaults",
+            f"--datadir={data / 'db'}",
+            f"--socket={data / 'sock'}",
+            f"--port={port}",
+            "--bind-address=127.0.0.1",
+            "--skip-name-resolve",
+            "--character-set-server=utf8mb4",
+            *user,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"mysql+pymysql://root@127.0.0.1:{port}/?charset=utf8mb4")
+    for _ in range(100):
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.text("CREATE DATABASE IF NOT EXISTS petitions CHARACTER SET utf8mb4"))
+            break
+        except sa.exc.OperationalError:
+            time.sleep(0.1)
+    engine.dispose()
+    yield f"mysql+pymysql://root@127.0.0.1:{port}/petitions?charset=utf8mb4"
+    proc.terminate()
+    proc.wait(timeout=30)
+    shutil.rmtree(data, ignore_errors=True)
+
+
+def test_mariadb_batch_then_incremental(
+    mariadb: str, tmp_path: Path, rows: list[LabelledRecord], es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """MySQL's dialect through PyMySQL: a server-side cursor, DATE and DECIMAL columns, complaints kept in
+    a BLOB (bytes, decoded as UTF-8; one row's bytes are not UTF-8 and are reported)."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(mariadb)
+    insert = sa.text(
+        f"INSERT INTO petitions (ref, score, {', '.join(COLUMNS)}) VALUES (:ref, :score, "
+        + ", ".join(f":{c}" for c in COLUMNS)
+        + ")"
+    )
+
+    def params(part: list[LabelledRecord]) -> list[dict[str, object]]:
+        return [
+            {"ref": r.id, "score": "4.50", **{c: r.fields[c] for c in COLUMNS}}
+            | {"complaint": r.fields["complaint"].encode("utf-8")}
+            for r in part
+        ]
+
+    cut = int(len(rows) * 0.7)
+    first, second = rows[:cut], rows[cut:]
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text(
+                "CREATE TABLE petitions (row_id INT AUTO_INCREMENT PRIMARY KEY, ref VARCHAR(64), category TEXT,"
+                " district TEXT, office TEXT, date DATE, submitter TEXT, notes TEXT, complaint LONGBLOB,"
+                " score DECIMAL(5, 2)) CHARACTER SET utf8mb4"
+            )
+        )
+        conn.execute(insert, params(first[:10]))
+        conn.execute(
+            sa.text("INSERT INTO petitions (ref, category, complaint) VALUES ('bad-utf8', '环保', :raw)"),
+            {"raw": b"\xe4\xb8\xff\x41"},
+        )
+        conn.execute(insert, params(first[10:]))
+    fields = tmp_path / "fields.toml"
+    fields.write_text(FIELDS_TOML + '[fields.score]\nmode = "ignore"\n', encoding="utf-8")
+    args = ["import", mariadb, index_name, "--table", "petitions", "--id-column", "ref", "--fields", str(fields)]
+    args += ["--incremental", "row_id", "--batch-size", "20"]
+    res = _cli(*args, es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert f"imported {len(first)} of {len(first) + 1} rows" in res.stdout
+    assert "skipped row 11 (id bad-utf8): column 'complaint': invalid UTF-8" in res.stderr
+
+    with engine.begin() as conn:
+        conn.execute(insert, params(second))
+    engine.dispose()
+    again = _cli(*args, es_url=es_url)
+    assert again.returncode == 0, again.stderr
+    assert f"imported {len(second)} of {len(second)} rows" in again.stdout and "started after" in again.stdout
+    clusters = _clusters(es, index_name)
+    assert set(clusters) == {r.id for r in rows}
+    scores = pairwise_scores([r.group for r in rows], [clusters[r.id] for r in rows])
+    assert scores.precision >= 0.97 and scores.recall >= 0.9
+    doc = es.get(index=index_name, id=rows[0].id)["_source"]
+    assert doc["date"] == rows[0].fields["date"] and doc["score"] == 4.5  # DATE as ISO text, DECIMAL as a number
+    assert doc["complaint"] == rows[0].fields["complaint"]  # BLOB bytes arrive as the UTF-8 text
