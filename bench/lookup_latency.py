@@ -77,10 +77,10 @@ def _load(client: Elasticsearch, fps: np.ndarray) -> None:
                 },
             }
 
-    helpers.bulk(client, actions(), chunk_size=2000, request_timeout=120)
+    helpers.bulk(client.options(request_timeout=120), actions(), chunk_size=2000)
     client.indices.put_settings(index=INDEX, settings={"refresh_interval": "1s"})
     client.indices.refresh(index=INDEX)
-    client.indices.forcemerge(index=INDEX, max_num_segments=1, request_timeout=600)
+    client.options(request_timeout=600).indices.forcemerge(index=INDEX, max_num_segments=1)
 
 
 def main() -> None:

@@ -56,10 +56,10 @@ def _load(client: Elasticsearch, records: list[Record]) -> None:
     actions = (
         {"_index": INDEX, "_id": str(k), "neardup": r.as_fields() | {"cluster": str(k)}} for k, r in enumerate(records)
     )
-    helpers.bulk(client, actions, chunk_size=2000, request_timeout=300)
+    helpers.bulk(client.options(request_timeout=300), actions, chunk_size=2000)
     client.indices.put_settings(index=INDEX, settings={"refresh_interval": "1s"})
     client.indices.refresh(index=INDEX)
-    client.indices.forcemerge(index=INDEX, max_num_segments=1, request_timeout=600)
+    client.options(request_timeout=600).indices.forcemerge(index=INDEX, max_num_segments=1)
 
 
 def main() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["EmbeddedESError", "NeardupError", "UsageError"]
+from typing import Any
+
+__all__ = ["EmbeddedESError", "NeardupError", "SearchFailed", "UsageError"]
 
 
 class NeardupError(Exception):
@@ -26,3 +28,15 @@ class EmbeddedESError(NeardupError):
     def __init__(self, message: str, log_tail: str = "") -> None:
         super().__init__(message)
         self.log_tail = log_tail
+
+
+class SearchFailed(NeardupError):
+    """One search of a multi-search failed (a closed index, a shard failure, a rejected query).
+
+    ``status`` is the HTTP status Elasticsearch gave that search; ``error`` its error object.
+    """
+
+    def __init__(self, status: int, error: dict[str, Any]) -> None:
+        super().__init__(f"candidate search failed ({status}): {error.get('reason') or error.get('type') or error}")
+        self.status = status
+        self.error = error

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from elasticsearch import Elasticsearch
 
+from .errors import NeardupError, SearchFailed
 from .ingest.bits import block_fields, to_unsigned
 from .ingest.fingerprint import Record
 from .ingest.metadata import decode_meta
@@ -61,7 +62,7 @@ def script_language(client: Elasticsearch) -> str:
     for lang in ("painless", "neardup"):
         if lang in langs:
             return lang
-    raise RuntimeError(f"no script language for a Hamming filter; the cluster has {sorted(langs)}")
+    raise NeardupError(f"no script language for a Hamming filter; the cluster has {sorted(langs)}")
 
 
 def hamming_filter(fingerprints: Sequence[int], max_distance: int, lang: str) -> dict[str, Any]:
@@ -136,8 +137,8 @@ def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], v
     >>> fp = Fingerprinter.default()
     >>> rec = fp.fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
     >>> q = candidate_query(rec, rec.block_tokens(), rec.version)
-    >>> len(q["bool"]["should"]), len(q["bool"]["should"][0]["terms"]["neardup.b0"])
-    (4, 16)
+    >>> len(q["bool"]["should"]), q["bool"]["should"][0]["constant_score"]["filter"]["term"]["neardup.b0"][:2]
+    (64, '0:')
     >>> short = fp.fingerprint("好")
     >>> candidate_query(short, short.block_tokens(), short.version)["bool"]["filter"][1] == {
     ...     "term": {"neardup.exact": short.exact}}
@@ -156,7 +157,13 @@ def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], v
                 ]
             }
         }
-    should = [{"terms": {f"neardup.b{b}": list(tokens)}} for b, tokens in enumerate(block_tokens) if tokens]
+    # one clause per (seed, block) token, each scoring 1: a candidate's score is how many tokens it shares,
+    # so when more than max_candidates share a block (boilerplate), the cap keeps the closest ones
+    should = [
+        {"constant_score": {"filter": {"term": {f"neardup.b{b}": token}}}}
+        for b, tokens in enumerate(block_tokens)
+        for token in tokens
+    ]
     return {"bool": {"filter": [version_filter], "should": should, "minimum_should_match": 1}}
 
 
@@ -174,7 +181,7 @@ def search_candidates(
     max_candidates: int,
     exclude: Sequence[Iterable[str]] | None = None,
 ) -> list[list[Stored]]:
-    """Candidates for each record, in one ``msearch`` request (documents sharing more blocks first)."""
+    """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first)."""
     if not records:
         return []
     searches: list[dict[str, Any]] = []
@@ -189,7 +196,7 @@ def search_candidates(
             out.append([])  # nothing indexed yet: the bulk write creates the index from its template
             continue
         if "error" in item:
-            raise RuntimeError(f"candidate search failed: {item['error']}")
+            raise SearchFailed(int(item.get("status") or 500), dict(item["error"]))
         out.append([Stored.from_hit(h) for h in item["hits"]["hits"]])
     return out
 

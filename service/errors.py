@@ -14,6 +14,8 @@ from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout
 from flask import Response, jsonify
 
+from neardup.errors import SearchFailed
+
 __all__ = ["ApiError", "error_response", "register_error_handlers"]
 
 _TYPES = {
@@ -60,13 +62,20 @@ def register_error_handlers(app: APIFlask) -> None:
 
     @app.errorhandler(ESApiError)
     def _es_error(exc: ESApiError) -> tuple[Response, int]:
-        status = exc.meta.status
-        reason = _reason(exc)
-        if status == 404 and "index_not_found" in str(exc.error):
-            return error_response(404, "index_not_found", reason)
-        if 400 <= status < 500:
-            return error_response(400, "elasticsearch_rejected", reason)
-        return error_response(502, "elasticsearch_error", reason)
+        return _es_failure(exc.meta.status, str(exc.error), _reason(exc))
+
+    @app.errorhandler(SearchFailed)
+    def _search_failed(exc: SearchFailed) -> tuple[Response, int]:
+        return _es_failure(exc.status, str(exc.error.get("type", "")), str(exc))
+
+
+def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
+    """Elasticsearch said no: a missing index is 404, a request it refused 400, its own failure 502."""
+    if status == 404 and "index_not_found" in kind:
+        return error_response(404, "index_not_found", reason)
+    if 400 <= status < 500:
+        return error_response(400, "elasticsearch_rejected", reason)
+    return error_response(502, "elasticsearch_error", reason)
 
 
 def _reason(exc: ESApiError) -> str:
