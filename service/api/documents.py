@@ -118,7 +118,7 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
     "records and takes {record: {field: value}}, read and compared by that configuration.",
     responses={400: "text for a records index, or a record the configuration refuses", 413: "text too long"},
 )
-def text_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
+def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
     config: VerifyConfig = replace(st.ingest.verify, max_distance=body["max_distance"])
