@@ -173,6 +173,29 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _serve(
+    proc: subprocess.Popen[bytes], data: Path, admin_url: str, url: str, setup: str | None = None
+) -> Iterator[str]:
+    """For a database fixture: wait until the server ``proc`` answers at ``admin_url`` (running ``setup``
+    there), yield ``url``, then stop the server and remove its ``data``."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(admin_url)
+    for _ in range(100):
+        try:
+            with engine.begin() as conn:
+                if setup is not None:
+                    conn.execute(sa.text(setup))
+            break
+        except sa.exc.OperationalError:
+            time.sleep(0.1)
+    engine.dispose()
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+    shutil.rmtree(data, ignore_errors=True)
+
+
 PG_BIN = next((p for p in sorted(Path("/usr/lib/postgresql").glob("*/bin")) if (p / "postgres").exists()), None)
 
 
@@ -215,20 +238,7 @@ def postgres() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(url)
-    for _ in range(100):
-        try:
-            with engine.connect():
-                break
-        except sa.exc.OperationalError:
-            time.sleep(0.1)
-    engine.dispose()
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
-    shutil.rmtree(data, ignore_errors=True)
+    yield from _serve(proc, data, url, url)
 
 
 def test_postgresql_import_with_a_query(
@@ -383,21 +393,13 @@ def mariadb() -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(f"mysql+pymysql://root@127.0.0.1:{port}/?charset=utf8mb4")
-    for _ in range(100):
-        try:
-            with engine.begin() as conn:
-                conn.execute(sa.text("CREATE DATABASE IF NOT EXISTS petitions CHARACTER SET utf8mb4"))
-            break
-        except sa.exc.OperationalError:
-            time.sleep(0.1)
-    engine.dispose()
-    yield f"mysql+pymysql://root@127.0.0.1:{port}/petitions?charset=utf8mb4"
-    proc.terminate()
-    proc.wait(timeout=30)
-    shutil.rmtree(data, ignore_errors=True)
+    yield from _serve(
+        proc,
+        data,
+        f"mysql+pymysql://root@127.0.0.1:{port}/?charset=utf8mb4",
+        f"mysql+pymysql://root@127.0.0.1:{port}/petitions?charset=utf8mb4",
+        "CREATE DATABASE IF NOT EXISTS petitions CHARACTER SET utf8mb4",
+    )
 
 
 def test_mariadb_batch_then_incremental(
