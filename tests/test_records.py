@@ -34,6 +34,12 @@ BODY = (
 )
 
 
+def _neardup(*args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
 @pytest.fixture(scope="module")
 def fp() -> Fingerprinter:
     return Fingerprinter.default()
@@ -133,47 +139,18 @@ def test_cluster_command_with_fields(tmp_path: Path) -> None:
     src = tmp_path / "rows.jsonl"
     src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    res = subprocess.run(
-        [sys.executable, "-m", "neardup", "cluster", str(src), "-o", str(out), "--fields", str(cfg)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    res = _neardup("cluster", str(src), "-o", str(out), "--fields", str(cfg))
     assert res.returncode == 0, res.stderr
     got = {line["id"]: line for line in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
     assert got["b"]["cluster"] == "a" and got["c"]["cluster"] == "c"
     assert got["d"]["status"] == "empty" and got["d"]["cluster"] == "d"
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "complaint": 5}\n', encoding="utf-8")
-    res = subprocess.run(
-        [sys.executable, "-m", "neardup", "cluster", str(bad), "-o", str(out), "--fields", str(cfg)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    res = _neardup("cluster", str(bad), "-o", str(out), "--fields", str(cfg))
     assert res.returncode == 2 and "line 1" in res.stderr and "complaint" in res.stderr
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text(src.read_text(encoding="utf-8") + '{"id": "x", "complaint": 5}\n', encoding="utf-8")
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "neardup",
-            "cluster",
-            str(mixed),
-            "-o",
-            str(out),
-            "--fields",
-            str(cfg),
-            "--skip-invalid",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    res = _neardup("cluster", str(mixed), "-o", str(out), "--fields", str(cfg), "--skip-invalid")
     assert res.returncode == 0 and "1 invalid lines skipped" in res.stderr and "line 5" in res.stderr
     assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["a", "b", "c", "d"]
 
@@ -194,9 +171,7 @@ def test_cluster_with_fields_in_two_processes_equals_one(tmp_path: Path) -> None
     for workers in ("1", "2"):
         out = tmp_path / f"out{workers}.jsonl"
         args = ["cluster", str(src), "-o", str(out), "--fields", str(cfg), "--skip-invalid", "--workers", workers]
-        res = subprocess.run(
-            [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, timeout=300, check=False
-        )
+        res = _neardup(*args, timeout=300)
         assert res.returncode == 0, res.stderr
         assert "1 invalid lines skipped" in res.stderr and "line 251" in res.stderr and "complaint" in res.stderr
         outputs.append(out.read_text(encoding="utf-8"))
