@@ -1,13 +1,21 @@
 # neardup's front door. `make demo` runs the main job, `make test` the whole test suite.
-PYTHON ?= python3
-PIP ?= $(PYTHON) -m pip
-STAMP := .make/installed
+# Everything runs in the project's own virtual environment (.venv), created here on first use, so a
+# clean clone needs only a Python 3.11 with its venv module: nothing is installed outside .venv, and
+# a system Python that refuses `pip install` (PEP 668) is never asked to.
+BASE_PYTHON ?= python3
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.neardup-installed
 
 .PHONY: install demo test lint typecheck bench es-start es-stop clean
 
-$(STAMP): pyproject.toml
-	$(PIP) install --quiet --disable-pip-version-check -e '.[dev,bench]'
-	@mkdir -p .make && touch $(STAMP)
+$(PYTHON):
+	$(BASE_PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PYTHON)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
+	@touch $(STAMP)
 
 install: $(STAMP)
 
@@ -34,4 +42,4 @@ es-stop:
 	$(PYTHON) -m neardup es stop
 
 clean:
-	rm -rf .make build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .make build *.egg-info .pytest_cache .mypy_cache .ruff_cache

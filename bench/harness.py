@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from neardup import esnode
+from neardup import node as esnode
 from neardup.config import Settings
 
 __all__ = ["Row", "elasticsearch", "percentiles", "time_methods"]

@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 from elasticsearch import Elasticsearch, helpers
-from neardup.ingest.bits import block_fields, to_signed
 
 from bench.harness import elasticsearch, time_methods
 from bench.machine import describe, write_results
-from neardup.lookup import candidate_query, hamming_filter, script_language
-from neardup.store import setup_index
+from neardup.es.client import setup_index
+from neardup.es.lookup import candidate_query, hamming_filter, script_language
+from neardup.ingest.bits import block_fields, to_signed
+from neardup.mappings import schema
 
 OUT = Path(__file__).parent / "results" / "lookup_latency.md"
 N = 100_000
@@ -65,15 +66,12 @@ def _load(client: Elasticsearch, fps: np.ndarray) -> None:
             yield {
                 "_index": INDEX,
                 "_id": str(k),
-                "neardup": {
-                    "fingerprint": [to_signed(x) for x in row],
-                    "b0": b[0],
-                    "b1": b[1],
-                    "b2": b[2],
-                    "b3": b[3],
-                    "status": "ok",
-                    "version": VERSION,
-                    "cluster": str(k),
+                schema.ROOT: {
+                    schema.FINGERPRINT: [to_signed(x) for x in row],
+                    **dict(zip(schema.BLOCKS, b, strict=True)),
+                    schema.STATUS: "ok",
+                    schema.VERSION: VERSION,
+                    schema.CLUSTER: str(k),
                 },
             }
 
@@ -108,11 +106,11 @@ def main() -> None:
 
             def blocks_python(q: np.ndarray) -> tuple[set[int], int]:
                 query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
-                resp = client.search(index=INDEX, query=query, size=500, source=["neardup.fingerprint"])
+                resp = client.search(index=INDEX, query=query, size=500, source=[schema.path(schema.FINGERPRINT)])
                 q0 = int(q[0])
                 found = set()
                 for h in resp["hits"]["hits"]:
-                    v = h["_source"]["neardup"]["fingerprint"][0] & (2**64 - 1)
+                    v = h["_source"][schema.ROOT][schema.FINGERPRINT][0] & (2**64 - 1)
                     if (v ^ q0).bit_count() <= 3:
                         found.add(int(h["_id"]))
                 return found, int(resp["hits"]["total"]["value"])

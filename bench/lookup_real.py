@@ -20,18 +20,19 @@ from pathlib import Path
 
 import numpy as np
 from elasticsearch import Elasticsearch, helpers
-from neardup.ingest.bits import to_signed
-from neardup.ingest.fingerprint import Fingerprinter, Record
-from neardup.ingest.verify import VerifyConfig
 
 from bench.harness import elasticsearch, time_methods
 from bench.machine import describe, write_results
 from neardup.config import Settings
+from neardup.es.client import setup_index
+from neardup.es.lookup import candidate_query, find_duplicates, hamming_filter, script_language
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
 from neardup.evaluation.variants import make_variant
-from neardup.lookup import candidate_query, find_duplicates, hamming_filter, script_language
-from neardup.pool import FingerprintPool
-from neardup.store import setup_index
+from neardup.ingest.bits import to_signed
+from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.ingest.pool import FingerprintPool
+from neardup.ingest.verify import VerifyConfig
+from neardup.mappings import schema
 
 OUT = Path(__file__).parent / "results" / "lookup_latency_real.md"
 N = 100_000
@@ -54,7 +55,8 @@ def _load(client: Elasticsearch, records: list[Record]) -> None:
     setup_index(client, INDEX)
     client.indices.put_settings(index=INDEX, settings={"refresh_interval": "-1"})
     actions = (
-        {"_index": INDEX, "_id": str(k), "neardup": r.as_fields() | {"cluster": str(k)}} for k, r in enumerate(records)
+        {"_index": INDEX, "_id": str(k), schema.ROOT: schema.record_fields(r) | {schema.CLUSTER: str(k)}}
+        for k, r in enumerate(records)
     )
     helpers.bulk(client.options(request_timeout=300), actions, chunk_size=2000)
     client.indices.put_settings(index=INDEX, settings={"refresh_interval": "1s"})

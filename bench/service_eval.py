@@ -16,16 +16,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from neardup.ingest.cluster import cluster_records
-from neardup.ingest.fingerprint import Fingerprinter
-from neardup.ingest.verify import VerifyConfig
-from neardup.service import create_app
-
 from bench.harness import elasticsearch
 from bench.machine import describe, write_results
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.sets import Doc, news_set
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.verify import VerifyConfig
+from neardup.service import create_app
 
 OUT = Path(__file__).parent / "results" / "service_eval.md"
 SEEDS = (1, 2, 3)

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import jieba
-from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
-from neardup.ingest.normalize import normalize
 
 from bench.machine import describe, write_results
-from neardup.commands import InputDoc, fingerprint_all
+from neardup.cli.offline import InputDoc, fingerprint_all
 from neardup.config import Settings
+from neardup.es.documents import Incoming
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
+from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
+from neardup.ingest.normalize import normalize
 
 OUT = Path(__file__).parent / "results" / "throughput.md"
 POEM_SAMPLE = 20_000
@@ -65,7 +66,7 @@ def main() -> None:
     fp16 = Fingerprinter.default()
     fp1 = Fingerprinter.default(FingerprintConfig(seeds=1))
     seg = fp16.segmenter
-    docs = [InputDoc(k, str(k), t, ti) for k, (t, ti) in enumerate(zip(texts, titles, strict=True))]
+    docs = [InputDoc(k, Incoming(str(k), t, ti)) for k, (t, ti) in enumerate(zip(texts, titles, strict=True))]
     fingerprint_all(docs[:50], 2, False)  # warm the pool's imports once
     news_rows: dict[str, Callable[[], object]] = {
         "jieba.lcut alone (raw text)": lambda: [jieba.lcut(t) for t in texts],

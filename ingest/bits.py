@@ -30,10 +30,7 @@ __all__ = [
     "block_tokens",
     "blocks",
     "hamming",
-    "hamming_many",
     "splitmix64",
-    "sub_block_tokens",
-    "sub_blocks",
     "to_hex",
     "to_signed",
     "to_unsigned",
@@ -48,16 +45,6 @@ _MASK64 = (1 << 64) - 1
 def hamming(a: int, b: int) -> int:
     """Number of differing bits of two 64-bit values (signed or unsigned)."""
     return ((a ^ b) & _MASK64).bit_count()
-
-
-def hamming_many(query: int, values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]:
-    """Hamming distance of ``query`` to every value of a uint64 array, vectorised.
-
-    >>> hamming_many(0, np.array([0, 1, 3, 2**64 - 1], dtype=np.uint64)).tolist()
-    [0, 1, 2, 64]
-    """
-    x = np.bitwise_xor(values, np.uint64(to_unsigned(query)))
-    return np.bitwise_count(x).astype(np.uint8)
 
 
 def splitmix64(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
@@ -115,20 +102,3 @@ def block_fields(fingerprints: Sequence[int]) -> list[list[str]]:
     """
     per_seed = [block_tokens(fp, i) for i, fp in enumerate(fingerprints)]
     return [[toks[b] for toks in per_seed] for b in range(BLOCKS)]
-
-
-def sub_blocks(value: int, block: int) -> tuple[int, int, int, int]:
-    """Four 12-bit sub-blocks of the 48 bits outside ``block`` (0..3)."""
-    v = to_unsigned(value)
-    shift = (3 - block) * BLOCK_BITS
-    rest = ((v >> (shift + BLOCK_BITS)) << shift) | (v & ((1 << shift) - 1))
-    return (rest >> 36 & 0xFFF, rest >> 24 & 0xFFF, rest >> 12 & 0xFFF, rest & 0xFFF)
-
-
-def sub_block_tokens(value: int, seed_index: int) -> list[str]:
-    """Keyword values for field ``sub``: for each block i, its 4 sub-blocks as ``seed:i.j:hex``.
-
-    >>> len(sub_block_tokens(12345, 0)), sub_block_tokens(0, 0)[0]
-    (16, '0:0.0:000')
-    """
-    return [f"{seed_index}:{i}.{j}:{s:03x}" for i in range(BLOCKS) for j, s in enumerate(sub_blocks(value, i))]

@@ -7,10 +7,15 @@ The same algorithm serves ``neardup cluster`` (a file), ``neardup dedupe`` (an e
    documents with equal values. An oversized bucket (more than ``max_bucket`` members) is split again
    by 12-bit sub-blocks of the other 48 bits (seed simhash-large-scale-dedup.txt §2.3).
 2. **Verify**: each candidate pair is checked (Hamming only, or Hamming + shingle sketch).
-3. **Assign** in document order, as ingest does: a document joins the cluster of its nearest verified
-   earlier match, provided it is still close to that cluster's first document (the canonical; the
-   drift guard); otherwise the next-nearest match is tried, and with none it starts its own cluster.
-   Links are verified pairs only, and the guard stops chains from drifting away from the canonical.
+3. **Assign** in document order, as ingest does (:func:`choose`, the one assignment rule): a document
+   joins the cluster of its nearest verified earlier match, provided it is still close to that
+   cluster's first document (the canonical; the drift guard); otherwise the next-nearest match is
+   tried, and with none it starts its own cluster. Links are verified pairs only, and the guard stops
+   chains from drifting away from the canonical.
+
+Ingest-time flagging (``neardup.es.indexing``) calls the same :func:`record_candidate_pairs`,
+:func:`verified_pairs` and :func:`choose`; it only supplies candidates from Elasticsearch and the
+assignments stored there.
 
 >>> fps = np.array([0b1111, 0b1110, 1 << 63, 0b1111], dtype=np.uint64)
 >>> a = cluster_fingerprints(fps, max_distance=1)
@@ -20,8 +25,9 @@ The same algorithm serves ``neardup cluster`` (a file), ``neardup dedupe`` (an e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -31,17 +37,23 @@ from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
 
 __all__ = [
     "Assignment",
+    "Option",
     "assign",
     "candidate_pairs",
+    "choose",
     "cluster_fingerprints",
     "cluster_records",
     "exact_candidate_pairs",
     "iter_candidate_pairs",
+    "preference",
+    "record_candidate_pairs",
     "unique_pairs",
+    "verified_pairs",
 ]
 
 I64 = npt.NDArray[np.int64]
 DEFAULT_MAX_BUCKET = 256
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -138,6 +150,41 @@ def candidate_pairs(
     return unique_pairs(a, b, fingerprints.shape[0])
 
 
+@dataclass(frozen=True)
+class Option(Generic[K]):
+    """A verified match of the document being assigned with an earlier document ``target``, whose
+    cluster's canonical is ``cluster``; ``order`` is the target's place in document order."""
+
+    target: K
+    cluster: K
+    match: Match
+    order: Any
+
+
+def preference(option: Option[Any]) -> tuple[float, int, Any]:
+    """The ranking of verified matches: higher similarity, then smaller Hamming distance, then the
+    earlier document."""
+    return (-option.match.similarity, option.match.distance, option.order)
+
+
+def choose(options: Iterable[Option[K]], may_join: Callable[[Option[K]], bool]) -> Option[K] | None:
+    """The assignment rule: the most preferred option whose cluster the document may join, or None
+    (the document starts its own cluster). A target that is its own cluster's canonical is always
+    joinable; otherwise ``may_join`` is the drift guard against the cluster's canonical. The document
+    joins the target's cluster, never the target itself, so clusters do not chain.
+
+    >>> m = Match(1, 0.9)
+    >>> choose([Option("b", "a", Match(2, 0.9), 1), Option("c", "c", m, 2)], lambda o: False).target
+    'c'
+    >>> choose([Option("b", "a", m, 1)], lambda o: False) is None
+    True
+    """
+    for option in sorted(options, key=preference):
+        if option.cluster == option.target or may_join(option):
+            return option
+    return None
+
+
 def assign(
     n: int,
     i: I64,
@@ -146,7 +193,7 @@ def assign(
     similarity: npt.ArrayLike,
     guard: Callable[[int, int], bool] | None = None,
 ) -> Assignment:
-    """Sequential assignment from verified pairs (i < j), in document order (see module doc).
+    """Sequential assignment from verified pairs (i < j) by :func:`choose`, in document order.
 
     ``guard(doc, canonical)`` says whether ``doc`` may join the cluster whose canonical is given;
     None accepts the nearest match always.
@@ -159,20 +206,23 @@ def assign(
         return Assignment(cluster, duplicate_of, dist_out, sim_out)
     dist = np.asarray(distance, dtype=np.int16)
     sim = np.asarray(similarity, dtype=np.float32)
-    order = np.lexsort((i, dist, -sim, j))  # by later doc, then best match first
-    i, j, dist, sim = i[order], j[order], dist[order], sim[order]
+    order = np.argsort(j, kind="stable")
+    i, j, dist, sim = i[order].tolist(), j[order], dist[order].tolist(), sim[order].tolist()
     starts = np.flatnonzero(np.r_[True, j[1:] != j[:-1]])
     ends = np.r_[starts[1:], j.size]
     for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
         doc = int(j[s])
-        for k, m in enumerate(i[s:e].tolist()):
-            canonical = int(cluster[m])
-            if guard is None or canonical == m or guard(doc, canonical):
-                cluster[doc] = canonical
-                duplicate_of[doc] = m
-                dist_out[doc] = dist[s + k]
-                sim_out[doc] = sim[s + k]
-                break
+        options = (Option(i[k], int(cluster[i[k]]), Match(dist[k], sim[k]), i[k]) for k in range(s, e))
+
+        def may_join(option: Option[int], doc: int = doc) -> bool:
+            return guard is None or guard(doc, option.cluster)
+
+        chosen = choose(options, may_join)
+        if chosen is not None:
+            cluster[doc] = chosen.cluster
+            duplicate_of[doc] = chosen.target
+            dist_out[doc] = chosen.match.distance
+            sim_out[doc] = chosen.match.similarity
     return Assignment(cluster, duplicate_of, dist_out, sim_out)
 
 
@@ -233,25 +283,25 @@ def cluster_fingerprints(
     return assign(fps.size, i, j, dist, 1.0 - dist / 64.0, guard=near_canonical)
 
 
-def cluster_records(
+def record_candidate_pairs(
     records: Sequence[Comparable],
     seeds_of: Callable[[Comparable], Sequence[int]],
-    config: VerifyConfig,
     max_bucket: int = DEFAULT_MAX_BUCKET,
-    guard: bool = True,
-) -> Assignment:
-    """Cluster fingerprint records (text mode): block candidates over all seeds, then :func:`verify`.
-
-    Too-short records never enter the block stage; equal exact hashes join them to the first such one.
-    """
+) -> tuple[I64, I64]:
+    """The candidate rule over records, as unique pairs (i < j): records of status ``ok`` sharing a block
+    of any seed; too-short records with the same exact hash, each paired with the first of them."""
     n = len(records)
     valid = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=n)
-    width = max((len(seeds_of(r)) for r in records if r.status == "ok"), default=1)
-    fps = np.zeros((n, width), dtype=np.uint64)
-    for row, r in enumerate(records):
-        if r.status == "ok":
-            fps[row, :] = seeds_of(r)
-    ci, cj = candidate_pairs(fps, valid, max_bucket) if valid.any() else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    empty = np.zeros(0, np.int64)
+    ci, cj = empty, empty
+    if valid.sum() > 1:
+        width = max(len(seeds_of(r)) for r in records if r.status == "ok")
+        fps = np.zeros((n, width), dtype=np.uint64)
+        for row, r in enumerate(records):
+            if r.status == "ok":
+                seeds = seeds_of(r)
+                fps[row, : len(seeds)] = seeds
+        ci, cj = candidate_pairs(fps, valid, max_bucket)
     first_exact: dict[str, int] = {}
     extra_i: list[int] = []
     extra_j: list[int] = []
@@ -261,28 +311,52 @@ def cluster_records(
             if first != row:
                 extra_i.append(first)
                 extra_j.append(row)
-    ci = np.concatenate([ci, np.asarray(extra_i, dtype=np.int64)])
-    cj = np.concatenate([cj, np.asarray(extra_j, dtype=np.int64)])
+    return (
+        np.concatenate([ci, np.asarray(extra_i, dtype=np.int64)]),
+        np.concatenate([cj, np.asarray(extra_j, dtype=np.int64)]),
+    )
+
+
+def verified_pairs(
+    records: Sequence[Comparable],
+    seeds_of: Callable[[Comparable], Sequence[int]],
+    config: VerifyConfig,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+) -> tuple[list[int], list[int], list[Match]]:
+    """The candidate pairs (i < j) of :func:`record_candidate_pairs` that :func:`verify` accepts, with
+    their matches."""
+    ci, cj = record_candidate_pairs(records, seeds_of, max_bucket)
     keep_i: list[int] = []
     keep_j: list[int] = []
-    dists: list[int] = []
-    sims: list[float] = []
+    matches: list[Match] = []
     for a, b in zip(ci.tolist(), cj.tolist(), strict=True):
-        match: Match | None = verify(records[a], records[b], config)
+        match = verify(records[a], records[b], config)
         if match is not None:
             keep_i.append(a)
             keep_j.append(b)
-            dists.append(match.distance)
-            sims.append(match.similarity)
+            matches.append(match)
+    return keep_i, keep_j, matches
+
+
+def cluster_records(
+    records: Sequence[Comparable],
+    seeds_of: Callable[[Comparable], Sequence[int]],
+    config: VerifyConfig,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    guard: bool = True,
+) -> Assignment:
+    """Cluster fingerprint records: :func:`verified_pairs`, then :func:`assign` with the drift guard
+    :func:`~neardup.ingest.verify.close_to_canonical`."""
+    keep_i, keep_j, matches = verified_pairs(records, seeds_of, config, max_bucket)
 
     def near_canonical(doc: int, canonical: int) -> bool:
         return close_to_canonical(records[doc], records[canonical], config)
 
     return assign(
-        n,
+        len(records),
         np.asarray(keep_i, np.int64),
         np.asarray(keep_j, np.int64),
-        dists,
-        sims,
+        [m.distance for m in matches],
+        [m.similarity for m in matches],
         near_canonical if guard else None,
     )

@@ -21,12 +21,12 @@ import numpy.typing as npt
 import xxhash
 
 from . import bits
-from .metadata import encode_meta, meta_signature
+from .metadata import meta_signature
 from .normalize import content_chars, normalize
 from .records import RecordConfig, split_record
 from .segment import Segmenter
 from .simhash import simhash
-from .sketch import encode_sketch, shingle_sketch
+from .sketch import shingle_sketch
 from .weights import IdfTable, WeightConfig, weigh
 
 __all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Record"]
@@ -76,25 +76,6 @@ class Record:
     def block_tokens(self) -> list[list[str]]:
         """Values of fields b0..b3: per block position, one token per seed (empty when too short)."""
         return bits.block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
-
-    def as_fields(self) -> dict[str, object]:
-        """The ``neardup.*`` fields (without cluster assignment) for Elasticsearch."""
-        b = self.block_tokens()
-        ok = self.status == "ok"
-        return {
-            "fingerprint": [bits.to_signed(f) for f in self.fingerprints] if ok else [],
-            "hex": bits.to_hex(self.fingerprint) if ok else None,
-            "b0": b[0],
-            "b1": b[1],
-            "b2": b[2],
-            "b3": b[3],
-            "sub": bits.sub_block_tokens(self.fingerprint, 0) if ok else [],
-            "status": self.status,
-            "version": self.version,
-            "exact": self.exact,
-            "minhash": encode_sketch(self.sketch),
-            "meta_minhash": None if self.meta is None else encode_meta(self.meta),
-        }
 
 
 class Fingerprinter:

@@ -36,6 +36,8 @@ class Settings:
     max_documents_per_request: int = 5000
     max_text_chars: int = 2_000_000
     max_candidates: int = 500
+    #: how long the service keeps an index's field configuration before reading its mapping again
+    index_cache_seconds: float = 30.0
     ui_index: str = "demo-news"
     home: Path = field(default_factory=default_home)
 

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from apiflask import APIFlask
-from neardup.ingest.fingerprint import Fingerprinter
 
 from neardup.config import Settings
-from neardup.flagging import IngestConfig
-from neardup.store import make_client
+from neardup.es.client import RecordConfigs, make_client
+from neardup.es.indexing import IngestConfig
+from neardup.ingest.fingerprint import Fingerprinter
 
 from . import web
 from .api import clusters, documents, indices, jobs, meta, search
@@ -35,11 +35,13 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
     app.config["JSON_AS_ASCII"] = False
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.security_schemes = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
+    client = make_client(settings)
     app.extensions["neardup"] = ServiceState(
         settings=settings,
-        client=make_client(settings),
+        client=client,
         fingerprinter=Fingerprinter.default(),
         ingest=IngestConfig(max_candidates=settings.max_candidates),
+        record_configs=RecordConfigs(client, settings.index_cache_seconds),
     )
     register_error_handlers(app)
     for module in (meta, indices, documents, search, clusters, jobs, web):

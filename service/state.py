@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 
 from elasticsearch import Elasticsearch
 from flask import current_app
-from neardup.ingest.fingerprint import Fingerprinter
 
 from neardup.config import Settings
-from neardup.flagging import IngestConfig
+from neardup.es.client import RecordConfigs
+from neardup.es.indexing import IngestConfig
+from neardup.ingest.fingerprint import Fingerprinter
 
 __all__ = ["ServiceState", "state"]
 
@@ -22,6 +23,7 @@ class ServiceState:
     client: Elasticsearch
     fingerprinter: Fingerprinter
     ingest: IngestConfig
+    record_configs: RecordConfigs
     ready_indices: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
-from neardup import esnode
+from neardup import node as esnode
 from neardup.config import default_home
 
 

@@ -8,10 +8,10 @@ import json
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from neardup.service import create_app
 
 from neardup.config import Settings
-from neardup.store import make_client
+from neardup.es.client import RecordConfigs, make_client
+from neardup.service import create_app
 
 pytestmark = pytest.mark.es
 
@@ -33,6 +33,7 @@ def _real_elasticsearch(es_url: str) -> None:
     state = APP.extensions["neardup"]
     state.settings = Settings.from_env(es_url=es_url, ui_index="fuzz")
     state.client = make_client(state.settings)
+    state.record_configs = RecordConfigs(state.client, state.settings.index_cache_seconds)
 
 
 @schema.parametrize()

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from neardup import esnode
+from neardup import node as esnode
 
 pytestmark = pytest.mark.es
 

@@ -9,7 +9,7 @@ from elasticsearch import Elasticsearch
 
 from neardup import mappings
 from neardup.errors import UsageError
-from neardup.store import setup_index
+from neardup.es.client import setup_index
 
 pytestmark = pytest.mark.es
 
@@ -74,9 +74,8 @@ def test_invalid_index_name_is_refused_before_any_request(es: Elasticsearch) -> 
 
 def test_hamming_script_filter_keeps_exactly_the_close_fingerprints(es: Elasticsearch, index_name: str) -> None:
     """The in-Elasticsearch Hamming check (Painless on a full cluster, the native script embedded)."""
+    from neardup.es.lookup import hamming_filter, script_language
     from neardup.ingest.bits import hamming, to_signed
-
-    from neardup.lookup import hamming_filter, script_language
 
     setup_index(es, index_name)
     rng = random.Random(5)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+
 from neardup.ingest.fingerprint import Fingerprinter
 
 GOLDEN = [

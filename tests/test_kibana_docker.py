@@ -15,12 +15,19 @@ from typing import Any
 import pytest
 import yaml
 from elasticsearch import Elasticsearch
-from neardup.service import create_app
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from neardup import mappings
-from neardup.kibana import DATA_VIEW_ID, KibanaError, import_objects, load_objects, panel_requests, saved_objects_path
+from neardup.integrations.kibana import (
+    DATA_VIEW_ID,
+    KibanaError,
+    import_objects,
+    load_objects,
+    panel_requests,
+    saved_objects_path,
+)
+from neardup.service import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 OBJECTS = saved_objects_path()
@@ -235,7 +242,7 @@ def test_compose_file_structure() -> None:
     setup_cmd = services["kibana-setup"]["command"]
     assert setup_cmd[:3] == ["neardup", "kibana", "import"]
     es_image = services["elasticsearch"]["image"]
-    from neardup.esnode import ES_VERSION
+    from neardup.node import ES_VERSION
 
     assert es_image.endswith(":" + ES_VERSION) and services["kibana"]["image"].endswith(":" + ES_VERSION)
     dockerfile = (ROOT / "docker" / "Dockerfile").read_text(encoding="utf-8")

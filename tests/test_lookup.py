@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 from elasticsearch import Elasticsearch, helpers
-from neardup.ingest.fingerprint import Fingerprinter
-from neardup.ingest.verify import VerifyConfig
 
 from neardup.errors import SearchFailed
+from neardup.es.client import setup_index
+from neardup.es.lookup import find_duplicates, search_candidates
 from neardup.evaluation.corpus import load_peoples_daily
-from neardup.lookup import find_duplicates, search_candidates
-from neardup.store import setup_index
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.verify import VerifyConfig
+from neardup.mappings import schema
 
 pytestmark = pytest.mark.es
 
@@ -30,16 +31,16 @@ def test_the_candidate_cap_keeps_the_documents_sharing_most_block_tokens(es: Ela
     # boilerplate does): under a per-field score they tie with the reprint, which comes last
     actions = []
     for k, article in enumerate(articles[1:41]):
-        fields = fp.fingerprint(article.text, article.title).as_fields()
-        for b in range(4):
-            fields[f"b{b}"] = [tokens[b][k % len(tokens[b])], *fields[f"b{b}"][1:]]
-        fields["indexed_at"] = f"2026-01-01T00:00:{k:02d}Z"
-        actions.append({"_index": index_name, "_id": f"noise-{k}", "neardup": fields})
+        fields = schema.record_fields(fp.fingerprint(article.text, article.title))
+        for b, name in enumerate(schema.BLOCKS):
+            fields[name] = [tokens[b][k % len(tokens[b])], *fields[name][1:]]
+        fields[schema.INDEXED_AT] = f"2026-01-01T00:00:{k:02d}Z"
+        actions.append({"_index": index_name, "_id": f"noise-{k}", schema.ROOT: fields})
     actions.append(
         {
             "_index": index_name,
             "_id": "reprint",
-            "neardup": reprint.as_fields() | {"indexed_at": "2026-01-02T00:00:00Z"},
+            schema.ROOT: schema.record_fields(reprint) | {schema.INDEXED_AT: "2026-01-02T00:00:00Z"},
         }
     )
     helpers.bulk(es, actions, refresh="wait_for")

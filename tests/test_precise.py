@@ -7,12 +7,12 @@ import jieba
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jieba import finalseg
-from neardup.ingest.hmm import hmm_cut
-from neardup.ingest.normalize import normalize
-from neardup.ingest.precise import PreciseCut
 
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
+from neardup.ingest.hmm import hmm_cut
+from neardup.ingest.normalize import normalize
+from neardup.ingest.precise import PreciseCut
 
 TOKENIZER = jieba.Tokenizer()
 CUT = PreciseCut.of(TOKENIZER)

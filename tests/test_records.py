@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.record_sets import petition_rows, template_text
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.metadata import meta_jaccard, meta_signature
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig, verify
-
-from neardup.evaluation.corpus import load_peoples_daily
-from neardup.evaluation.record_sets import petition_rows, template_text
 
 FIELDS = RecordConfig.parse(
     {

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch, helpers
 from flask.testing import FlaskClient
-from neardup.ingest.cluster import cluster_records
-from neardup.ingest.fingerprint import Fingerprinter
-from neardup.ingest.verify import VerifyConfig
-from neardup.service import create_app
 
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.sets import Doc, news_set
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.verify import VerifyConfig
+from neardup.service import create_app
 
 pytestmark = pytest.mark.es
 

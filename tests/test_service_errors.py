@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
-from neardup.service import create_app
 
-from neardup import esnode
+from neardup import node as esnode
 from neardup.config import default_home
+from neardup.service import create_app
 
 pytestmark = pytest.mark.es
 

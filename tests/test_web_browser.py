@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
-from neardup.service import create_app
 from werkzeug.serving import make_server
 
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.sets import news_set
+from neardup.service import create_app
 
 pytestmark = pytest.mark.es
 

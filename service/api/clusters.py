@@ -6,7 +6,7 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
-from neardup.browse import get_cluster, list_clusters
+from neardup.es.browse import get_cluster, list_clusters
 
 from ..errors import ApiError
 from ..schemas import ClusterOut, ClustersOut, ClustersQuery

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from neardup.errors import UsageError
-from neardup.store import setup_index, validate_index_name
+from neardup.es.client import setup_index, validate_index_name
 
 from ..errors import ApiError
 from ..state import state

@@ -14,12 +14,13 @@ from typing import Any
 from apiflask import APIBlueprint
 from elasticsearch import NotFoundError
 from flask import request
+
+from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.lookup import Found, find_duplicates
 from neardup.ingest.records import RecordError
 from neardup.ingest.verify import VerifyConfig
-
-from neardup.flagging import IngestConfig, index_batch
-from neardup.lookup import SOURCE_FIELDS, Found, Stored, find_duplicates
-from neardup.store import record_config
+from neardup.mappings import schema
+from neardup.mappings.schema import Stored
 
 from ..auth import requires_key
 from ..errors import ApiError
@@ -48,7 +49,7 @@ bp = APIBlueprint("documents", __name__, url_prefix="/v1/indices/<index>", tag="
 def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
-    records_config = record_config(st.client, index)
+    records_config = st.record_configs.get(index)
     docs = parse_documents(
         request.get_data(cache=False),
         request.content_type or "",
@@ -91,7 +92,7 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
     checked_index(index)
     st = state()
     try:
-        hit = st.client.get(index=index, id=doc_id, source=SOURCE_FIELDS)
+        hit = st.client.get(index=index, id=doc_id, source=schema.LOOKUP_FIELDS)
     except NotFoundError as exc:
         if "index_not_found" in str(exc.error):
             raise
@@ -102,7 +103,7 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
             409, "not_fingerprinted", f"document {doc_id!r} has no neardup fields yet; run dedupe on {index!r}"
         )
     config = replace(st.ingest.verify, max_distance=query["max_distance"])
-    records_config = record_config(st.client, index)
+    records_config = st.record_configs.get(index)
     if records_config is not None:  # records of this index are compared with their metadata too
         config = records_config.verify_config(config)
     found, candidates = find_duplicates(st.client, index, doc, config, st.ingest.max_candidates, exclude=[doc_id])
@@ -122,7 +123,7 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
     config: VerifyConfig = replace(st.ingest.verify, max_distance=body["max_distance"])
-    records_config = record_config(st.client, index)
+    records_config = st.record_configs.get(index)
     if records_config is None:
         if "record" in body:
             raise ApiError(400, "text_expected", f"index {index!r} has no field configuration: post 'text'")
@@ -135,8 +136,9 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
             )
         fields = body["record"]
         check_text_length("".join(v for v in fields.values() if isinstance(v, str)))
-        if "neardup" in fields:
-            raise ApiError(400, "invalid_document", "field 'neardup' is reserved for neardup's own fields")
+        reserved = [k for k in fields if schema.is_reserved(k)]
+        if reserved:
+            raise ApiError(400, "invalid_document", f"field {reserved[0]!r} is reserved for neardup's own fields")
         try:
             record = st.fingerprinter.fingerprint_record(fields, records_config)
         except RecordError as exc:

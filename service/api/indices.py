@@ -6,9 +6,9 @@ from typing import Any
 
 from apiflask import APIBlueprint
 from flask import request
-from neardup.ingest.records import RecordConfig, RecordError
 
-from neardup.store import read_record_config, write_record_config
+from neardup.es.client import read_record_config
+from neardup.ingest.records import RecordConfig, RecordError
 
 from ..auth import requires_key
 from ..errors import ApiError
@@ -46,6 +46,6 @@ def put_index(index: str) -> dict[str, Any]:
     st.ready_indices.discard(index)  # an explicit PUT always (re)applies the templates
     created = ensure_index(index)
     if config is not None and body is not None:
-        write_record_config(st.client, index, body)
+        st.record_configs.write(index, body)
     stored = read_record_config(st.client, index)
     return {"index": index, "created": created, "field_config": stored.get("fields") if stored else None}

@@ -7,9 +7,8 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
-from neardup.batch import BatchConfig, Progress, dedupe, reconcile
-from neardup.jobs import get_job, start_job
-from neardup.store import record_config
+from neardup.es.batch import BatchConfig, Progress, dedupe, reconcile
+from neardup.es.jobs import get_job, start_job
 
 from ..auth import requires_key
 from ..errors import ApiError
@@ -42,7 +41,7 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
         workers=body["workers"],
         text_field=body["text_field"],
         title_field=body["title_field"],
-        record=record_config(st.client, index),
+        record=st.record_configs.get(index),
     )
 
     def work(progress: Progress) -> dict[str, Any]:
@@ -58,7 +57,7 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
 def reconcile_view(index: str) -> dict[str, Any]:
     _require_index(index)
     st = state()
-    config = BatchConfig(verify=st.ingest.verify, record=record_config(st.client, index))
+    config = BatchConfig(verify=st.ingest.verify, record=st.record_configs.get(index))
 
     def work(progress: Progress) -> dict[str, Any]:
         return reconcile(st.client, index, config.version(st.fingerprinter), config, progress)

@@ -7,6 +7,7 @@ from typing import Any
 from apiflask import APIBlueprint
 from elasticsearch import ApiError as ESApiError
 from elasticsearch import TransportError
+
 from neardup.ingest.bits import to_hex, to_signed
 
 from ..errors import ApiError

@@ -8,13 +8,14 @@ import json
 import uuid
 from typing import Any
 
-from neardup.flagging import Incoming
+from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
 
 from ..errors import ApiError
 
 __all__ = ["parse_documents"]
 
-_MAX_ID_BYTES = 512
+_TEXT = DocumentFields()
+_RECORDS = DocumentFields(text=None)
 
 
 def _bad(message: str, where: str) -> ApiError:
@@ -22,39 +23,10 @@ def _bad(message: str, where: str) -> ApiError:
 
 
 def _document(obj: Any, where: str, max_chars: int, records: bool) -> Incoming:
-    if not isinstance(obj, dict):
-        raise _bad(f"expected a JSON object, got {type(obj).__name__}", where)
-    if records:  # fields are checked by the index's field configuration
-        if "neardup" in obj:
-            raise _bad("field 'neardup' is reserved for neardup's own fields", where)
-        return Incoming(_doc_id(obj, where), None, None, {k: v for k, v in obj.items() if k != "id"})
-    if "text" not in obj or obj["text"] is None:
-        raise _bad("field 'text' is missing", where)
-    text = obj["text"]
-    if not isinstance(text, str):
-        raise _bad(f"field 'text' must be a string, got {type(text).__name__}", where)
-    if len(text) > max_chars:
-        raise _bad(f"field 'text' has {len(text)} characters; the limit is {max_chars}", where)
-    title = obj.get("title")
-    if title is not None and not isinstance(title, str):
-        raise _bad(f"field 'title' must be a string, got {type(title).__name__}", where)
-    if "neardup" in obj:
-        raise _bad("field 'neardup' is reserved for neardup's own fields", where)
-    source = {k: v for k, v in obj.items() if k not in {"id", "text", "title"}}
-    return Incoming(_doc_id(obj, where), text, title, source)
-
-
-def _doc_id(obj: dict[str, Any], where: str) -> str:
-    raw_id = obj.get("id")
-    if raw_id is None:
-        doc_id = uuid.uuid4().hex
-    elif isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
-        raise _bad(f"field 'id' must be a string or an integer, got {type(raw_id).__name__}", where)
-    else:
-        doc_id = str(raw_id)
-        if not doc_id or len(doc_id.encode()) > _MAX_ID_BYTES or doc_id.startswith("_"):
-            raise _bad(f"field 'id' must be 1-{_MAX_ID_BYTES} bytes and not start with '_'", where)
-    return doc_id
+    try:
+        return validate_document(obj, _RECORDS if records else _TEXT, max_chars, default_id=uuid.uuid4().hex)
+    except DocumentError as exc:
+        raise _bad(str(exc), where) from exc
 
 
 def parse_documents(

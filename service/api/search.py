@@ -6,7 +6,7 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
-from neardup.browse import search
+from neardup.es.browse import search
 
 from ..schemas import SearchOut, SearchQuery
 from ..state import state

@@ -1,6 +1,6 @@
 """The web page at ``/``: search with the "hide near duplicates" switch, the cluster browser with
 highlighted differences, and an overview with charts. Server-rendered HTML plus one small script;
-every number comes from the same functions the JSON API uses (:mod:`neardup.browse`)."""
+every number comes from the same functions the JSON API uses (:mod:`neardup.es.browse`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import render_template, request
 
-from neardup.browse import get_cluster, list_clusters, overview, search
+from neardup.es.browse import get_cluster, list_clusters, overview, search
 
 from ..api.common import checked_index
 from ..errors import ApiError

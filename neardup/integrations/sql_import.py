@@ -24,12 +24,13 @@ import sqlalchemy as sa
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from sqlalchemy.engine import make_url
 
-from .errors import NeardupError, UsageError
-from .flagging import Incoming, IngestConfig, index_batch
-from .ingest.fingerprint import Fingerprinter, Record
-from .ingest.records import RecordConfig, RecordError
-from .ingest.verify import VerifyConfig
-from .store import create_index
+from neardup.errors import NeardupError, UsageError
+from neardup.es.client import create_index
+from neardup.es.documents import Incoming
+from neardup.es.indexing import IngestConfig, index_batch
+from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.ingest.records import RecordConfig, RecordError
+from neardup.ingest.verify import VerifyConfig
 
 __all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "run_import"]
 

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError
 from elasticsearch import ConnectionError as ESConnectionError
 
-from neardup import mappings  # type: ignore[attr-defined]
-
-from .config import Settings
-from .errors import NeardupError, UsageError
-from .ingest.records import RecordConfig
+from neardup import mappings
+from neardup.config import Settings
+from neardup.errors import NeardupError, UsageError
+from neardup.ingest.records import RecordConfig
+from neardup.mappings import schema
 
 __all__ = [
     "ESUnavailable",
+    "RecordConfigs",
     "create_index",
     "make_client",
     "read_record_config",
@@ -104,12 +108,12 @@ def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] 
     """Keep an index's per-field configuration in its mapping's ``_meta.neardup.record_config``
     (None removes it): documents posted to the index are then fingerprinted as records."""
     meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
-    neardup_meta = dict(meta.get("neardup", {}))
+    neardup_meta = dict(meta.get(schema.ROOT, {}))
     if data is None:
         neardup_meta.pop("record_config", None)
     else:
         neardup_meta["record_config"] = data
-    client.indices.put_mapping(index=index, meta={**meta, "neardup": neardup_meta})
+    client.indices.put_mapping(index=index, meta={**meta, schema.ROOT: neardup_meta})
 
 
 def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | None:
@@ -118,7 +122,7 @@ def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | No
         mappings = client.indices.get_mapping(index=index)[index]["mappings"]
     except NotFoundError:
         return None
-    data: dict[str, Any] | None = mappings.get("_meta", {}).get("neardup", {}).get("record_config")
+    data: dict[str, Any] | None = mappings.get("_meta", {}).get(schema.ROOT, {}).get("record_config")
     return data
 
 
@@ -126,3 +130,36 @@ def record_config(client: Elasticsearch, index: str) -> RecordConfig | None:
     """The index's per-field configuration, parsed: its documents are records; None: text documents."""
     stored = read_record_config(client, index)
     return RecordConfig.parse(stored) if stored else None
+
+
+class RecordConfigs:
+    """Each index's field configuration, read from its mapping once and kept for ``ttl`` seconds, so a
+    request does not cost a ``GET _mapping``. A change made through this object is seen at once; one made
+    by another process, after at most ``ttl`` seconds."""
+
+    def __init__(self, client: Elasticsearch, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._client = client
+        self._ttl = ttl
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[float, RecordConfig | None]] = {}
+
+    def get(self, index: str) -> RecordConfig | None:
+        now = self._clock()
+        with self._lock:
+            hit = self._cache.get(index)
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        config = record_config(self._client, index)
+        with self._lock:
+            self._cache[index] = (now, config)
+        return config
+
+    def write(self, index: str, data: dict[str, Any] | None) -> None:
+        """:func:`write_record_config`, and forget what was cached for ``index``."""
+        write_record_config(self._client, index, data)
+        self.forget(index)
+
+    def forget(self, index: str) -> None:
+        with self._lock:
+            self._cache.pop(index, None)

@@ -9,15 +9,19 @@ from typing import Any
 
 import click
 
-from . import esnode
-from .config import Settings
-from .evaluation.corpus import load_peoples_daily
-from .evaluation.sets import news_set
-from .flagging import Incoming, IngestConfig, index_batch
-from .ingest.fingerprint import Fingerprinter
-from .store import make_client, setup_index
+from neardup import node as esnode
+from neardup.config import Settings
+from neardup.es.client import make_client, setup_index
+from neardup.es.documents import Incoming
+from neardup.es.indexing import IngestConfig, index_batch
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.sets import news_set
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.service.server import serve
 
-__all__ = ["load_demo"]
+from .common import reports_errors
+
+__all__ = ["demo_cmd", "load_demo"]
 
 BATCH = 100
 
@@ -48,8 +52,6 @@ def load_demo(settings: Settings, index: str = "demo-news") -> dict[str, Any]:
 @click.option("--es-url", default=None, help="Use this Elasticsearch instead of starting the embedded one.")
 def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, es_url: str | None) -> None:
     """Start the embedded Elasticsearch, load a demo corpus through the ingest pipeline, serve the API."""
-    from .cli import reports_errors
-    from .server import serve
 
     @reports_errors
     def go() -> None:

@@ -8,8 +8,8 @@ from functools import partial
 from types import TracebackType
 from typing import Any, TypeVar
 
-from .ingest.fingerprint import Fingerprinter, Record
-from .ingest.records import RecordConfig, RecordError
+from .fingerprint import Fingerprinter, Record
+from .records import RecordConfig, RecordError
 
 __all__ = ["FingerprintPool"]
 

@@ -8,7 +8,12 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from .ingest.bits import hamming, to_unsigned
+from neardup.ingest.bits import hamming, to_unsigned
+from neardup.mappings import schema
+
+_CLUSTER = schema.path(schema.CLUSTER)
+_IS_DUPLICATE = schema.path(schema.IS_DUPLICATE)
+_INDEXED_AT = schema.path(schema.INDEXED_AT)
 
 __all__ = ["get_cluster", "list_clusters", "overview", "search"]
 
@@ -38,18 +43,18 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
         "query": _user_query(q),
         "size": size,
         "from": from_,
-        "_source": ["title", "text", "neardup.cluster", "neardup.duplicate_of", "neardup.distance"],
+        "_source": ["title", "text", _CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)],
         "highlight": {"fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}}},
         "track_total_hits": True,
     }
     if hide_duplicates:
-        body["collapse"] = {"field": "neardup.cluster", "inner_hits": {"name": "same_cluster", "size": 0}}
-        body["aggs"] = {"clusters": {"cardinality": {"field": "neardup.cluster", "precision_threshold": _PRECISION}}}
+        body["collapse"] = {"field": _CLUSTER, "inner_hits": {"name": "same_cluster", "size": 0}}
+        body["aggs"] = {"clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}}}
     resp = client.search(index=index, **body)
     hits = []
     for h in resp["hits"]["hits"]:
         src = h.get("_source") or {}
-        nd = src.get("neardup") or {}
+        nd = src.get(schema.ROOT) or {}
         hidden = 0
         if hide_duplicates:
             inner = h.get("inner_hits", {}).get("same_cluster", {}).get("hits", {}).get("total", {})
@@ -79,14 +84,14 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
         aggs={
             "clusters": {
                 "terms": {
-                    "field": "neardup.cluster",
+                    "field": _CLUSTER,
                     "size": size,
                     "min_doc_count": min_size,
                     "order": [{"_count": "desc"}, {"_key": "asc"}],
                 }
             },
-            "all_clusters": {"cardinality": {"field": "neardup.cluster", "precision_threshold": _PRECISION}},
-            "duplicates": {"filter": {"term": {"neardup.is_duplicate": True}}},
+            "all_clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}},
+            "duplicates": {"filter": {"term": {_IS_DUPLICATE: True}}},
         },
     )
     buckets = resp["aggregations"]["clusters"]["buckets"]
@@ -107,10 +112,10 @@ def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 100
     the document it was matched to; None when no document has that cluster id."""
     resp = client.search(
         index=index,
-        query={"term": {"neardup.cluster": cluster}},
+        query={"term": {_CLUSTER: cluster}},
         size=size,
-        sort=[{"neardup.indexed_at": {"order": "asc", "unmapped_type": "date"}}],
-        source_includes=["title", "text", "neardup"],
+        sort=[{_INDEXED_AT: {"order": "asc", "unmapped_type": "date"}}],
+        source_includes=["title", "text", schema.ROOT],
         track_total_hits=True,
     )
     hits = resp["hits"]["hits"]
@@ -120,12 +125,12 @@ def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 100
     canonical_fp = None
     for h in hits:
         if h["_id"] == cluster:
-            fps = (h["_source"].get("neardup") or {}).get("fingerprint") or []
+            fps = (h["_source"].get(schema.ROOT) or {}).get(schema.FINGERPRINT) or []
             canonical_fp = to_unsigned(int(fps[0])) if fps else None
     for h in hits:
         src = h["_source"]
-        nd = src.get("neardup") or {}
-        fps = nd.get("fingerprint") or []
+        nd = src.get(schema.ROOT) or {}
+        fps = nd.get(schema.FINGERPRINT) or []
         to_canonical = hamming(to_unsigned(int(fps[0])), canonical_fp) if fps and canonical_fp is not None else None
         members.append(
             {
@@ -152,10 +157,10 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
         index=index,
         size=0,
         aggs={
-            "clusters": {"cardinality": {"field": "neardup.cluster", "precision_threshold": _PRECISION}},
-            "duplicates": {"filter": {"term": {"neardup.is_duplicate": True}}},
-            "span": {"stats": {"field": "neardup.indexed_at"}},
-            "sizes": {"terms": {"field": "neardup.cluster", "size": max_clusters, "min_doc_count": 1}},
+            "clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}},
+            "duplicates": {"filter": {"term": {_IS_DUPLICATE: True}}},
+            "span": {"stats": {"field": _INDEXED_AT}},
+            "sizes": {"terms": {"field": _CLUSTER, "size": max_clusters, "min_doc_count": 1}},
         },
     )
     aggs = head["aggregations"]
@@ -172,8 +177,8 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
             size=0,
             aggs={
                 "t": {
-                    "date_histogram": {"field": "neardup.indexed_at", "fixed_interval": interval, "min_doc_count": 0},
-                    "aggs": {"dups": {"filter": {"term": {"neardup.is_duplicate": True}}}},
+                    "date_histogram": {"field": _INDEXED_AT, "fixed_interval": interval, "min_doc_count": 0},
+                    "aggs": {"dups": {"filter": {"term": {_IS_DUPLICATE: True}}}},
                 }
             },
         )

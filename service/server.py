@@ -7,7 +7,9 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from .config import Settings
+from neardup.config import Settings
+
+from . import create_app
 
 __all__ = ["serve"]
 
@@ -23,8 +25,6 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from neardup.service import create_app
-
         return create_app(self.settings)
 
 

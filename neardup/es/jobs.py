@@ -15,7 +15,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, NotFoundError, TransportError
 
-from .store import create_index
+from .client import create_index
 
 __all__ = ["JOBS_INDEX", "get_job", "mark_lost", "start_job"]
 

@@ -6,74 +6,66 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import click
 from tqdm import tqdm
 
-from .errors import UsageError
-from .ingest.bits import to_hex, to_signed
-from .ingest.cluster import cluster_records
-from .ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
-from .ingest.records import RecordConfig, RecordError
-from .ingest.verify import VerifyConfig
-from .ingest.weights import IdfTable, fit_idf
-from .pool import FingerprintPool
+from neardup.config import Settings
+from neardup.errors import UsageError
+from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
+from neardup.evaluation.report import run_eval
+from neardup.ingest.bits import to_hex, to_signed
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
+from neardup.ingest.normalize import normalize
+from neardup.ingest.pool import FingerprintPool
+from neardup.ingest.records import RecordConfig, RecordError
+from neardup.ingest.segment import Segmenter
+from neardup.ingest.verify import VerifyConfig
+from neardup.ingest.weights import IdfTable, fit_idf
 
-__all__ = ["register"]
+from .common import fail
+
+__all__ = ["COMMANDS", "InputDoc", "fingerprint_all", "read_jsonl"]
 
 _R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
 class InputDoc:
+    """A validated document of a JSON-lines file and the line it came from."""
+
     line: int
-    id: str
-    text: str
-    title: str | None
-    source: dict[str, Any] = field(default_factory=dict)
+    doc: Incoming
+
+    @property
+    def id(self) -> str:
+        return self.doc.id
 
 
-def read_jsonl(
-    handle: IO[str], id_field: str, text_field: str | None, title_field: str, skip_invalid: bool
-) -> Iterator[InputDoc | str]:
-    """Documents of a JSON-lines file; a bad line raises UsageError naming it, or with
-    ``skip_invalid`` yields the problem as a string instead. With ``text_field`` None the lines are
-    structured records: no text is required and every field but the id goes to ``source``."""
+def read_jsonl(handle: IO[str], fields: DocumentFields, skip_invalid: bool) -> Iterator[InputDoc | str]:
+    """Documents of a JSON-lines file, each checked by :func:`validate_document` (a missing id is the
+    line number); a bad line raises UsageError naming it, or with ``skip_invalid`` yields the problem
+    as a string instead."""
     seen: set[str] = set()
     for number, raw in enumerate(handle, start=1):
         if not raw.strip():
             continue
-        problem = None
         try:
-            obj = json.loads(raw)
+            doc = validate_document(json.loads(raw), fields, default_id=str(number))
+            if doc.id in seen:
+                raise DocumentError(f"duplicate id {doc.id!r}")
         except json.JSONDecodeError as exc:
             problem = f"line {number}: not valid JSON ({exc.msg})"
+        except DocumentError as exc:
+            problem = f"line {number}: {exc}"
         else:
-            if not isinstance(obj, dict):
-                problem = f"line {number}: expected a JSON object"
-            elif text_field is not None and not isinstance(obj.get(text_field), str):
-                problem = f"line {number}: field {text_field!r} is missing or not a string"
-            elif obj.get(title_field) is not None and not isinstance(obj.get(title_field), str):
-                problem = f"line {number}: field {title_field!r} is not a string"
-            else:
-                doc_id = obj.get(id_field, number)
-                if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
-                    problem = f"line {number}: field {id_field!r} must be a string or an integer"
-                elif str(doc_id) in seen:
-                    problem = f"line {number}: duplicate id {doc_id!r}"
-                elif "neardup" in obj:
-                    problem = f"line {number}: field 'neardup' is reserved for neardup's own fields"
-                else:
-                    seen.add(str(doc_id))
-                    if text_field is None:
-                        yield InputDoc(number, str(doc_id), "", None, {k: v for k, v in obj.items() if k != id_field})
-                        continue
-                    rest = {k: v for k, v in obj.items() if k not in {id_field, text_field, title_field}}
-                    yield InputDoc(number, str(doc_id), obj[text_field], obj.get(title_field), rest)
-                    continue
+            seen.add(doc.id)
+            yield InputDoc(number, doc)
+            continue
         if not skip_invalid:
             raise UsageError(problem + " (use --skip-invalid to skip such lines)")
         yield problem
@@ -81,7 +73,9 @@ def read_jsonl(
 
 def fingerprint_all(docs: list[InputDoc], workers: int, progress: bool) -> list[Record]:
     """Fingerprint documents in order, with a process pool when ``workers`` > 1."""
-    return _in_chunks(docs, workers, progress, lambda pool, chunk: pool.fingerprint([(d.text, d.title) for d in chunk]))
+    return _in_chunks(
+        docs, workers, progress, lambda pool, chunk: pool.fingerprint([(d.doc.text or "", d.doc.title) for d in chunk])
+    )
 
 
 def fingerprint_records_all(
@@ -89,7 +83,7 @@ def fingerprint_records_all(
 ) -> list[Record | RecordError]:
     """Fingerprint structured records in order (the error where ``config`` refuses one)."""
     return _in_chunks(
-        docs, workers, progress, lambda pool, chunk: pool.fingerprint_records([d.source for d in chunk], config)
+        docs, workers, progress, lambda pool, chunk: pool.fingerprint_records([d.doc.source for d in chunk], config)
     )
 
 
@@ -105,16 +99,6 @@ def _in_chunks(
             bar.update(len(chunk))
     bar.close()
     return out
-
-
-def register(cli: click.Group) -> None:
-    from .demo import demo_cmd
-
-    cli.add_command(demo_cmd)
-    cli.add_command(fingerprint_cmd)
-    cli.add_command(cluster_cmd)
-    cli.add_command(idf)
-    cli.add_command(eval_cmd)
 
 
 @click.command("fingerprint")
@@ -171,8 +155,6 @@ def cluster_cmd(
 
     Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance.
     """
-    from .cli import fail
-
     record_config = None
     if fields_path is not None:
         try:
@@ -182,7 +164,7 @@ def cluster_cmd(
     try:
         with open(input_path, encoding="utf-8") as handle:
             text_key = None if record_config is not None else text_field
-            items = list(read_jsonl(handle, id_field, text_key, title_field, skip_invalid))
+            items = list(read_jsonl(handle, DocumentFields(id_field, text_key, title_field), skip_invalid))
     except OSError as exc:
         fail(f"cannot read {input_path}: {exc.strerror}", 2)
     except UnicodeDecodeError as exc:
@@ -247,17 +229,15 @@ def idf() -> None:
 @click.option("--text-field", default="text", show_default=True)
 def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
     """Learn an IDF table (jieba's idf.txt format) from a JSON-lines corpus."""
-    from .cli import fail
-    from .ingest.normalize import normalize
-    from .ingest.segment import Segmenter
-
     seg = Segmenter.default()
     try:
         with open(input_path, encoding="utf-8") as handle:
-            docs = [d for d in read_jsonl(handle, "id", text_field, "title", False) if isinstance(d, InputDoc)]
+            docs = [d for d in read_jsonl(handle, DocumentFields(text=text_field), False) if isinstance(d, InputDoc)]
     except UsageError as exc:
         fail(str(exc), 2)
-    table: IdfTable = fit_idf(seg.segment(normalize(d.text, FingerprintConfig.fold_script)).words for d in docs)
+    table: IdfTable = fit_idf(
+        seg.segment(normalize(d.doc.text or "", FingerprintConfig.fold_script)).words for d in docs
+    )
     output.write_text(table.dump(), encoding="utf-8")
     click.echo(f"{len(table.values)} words from {len(docs)} documents → {output}", err=True)
 
@@ -277,11 +257,11 @@ def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON.")
 def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str, ...], output: Path | None) -> None:
     """Pairwise precision / recall of neardup and baselines on labelled sets from real text."""
-    from .config import Settings
-    from .evaluation.report import run_eval
-
     seed_list = [int(s) for s in seeds.split(",") if s.strip()]
     report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
     click.echo(report.table())
     if output is not None:
         output.write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+COMMANDS = (fingerprint_cmd, cluster_cmd, idf, eval_cmd)

@@ -1,4 +1,5 @@
-"""Commands that work on an Elasticsearch index: ``index``, ``dedupe``, ``reconcile``, ``serve``.
+"""Commands that work on an Elasticsearch index: ``setup``, ``index``, ``dedupe``, ``reconcile``, ``import``,
+``serve`` and ``kibana import``.
 
 Elasticsearch comes from ``--es-url`` or ``NEARDUP_ES_URL``; a progress bar shows long work on a terminal.
 """
@@ -13,17 +14,23 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from .batch import BatchConfig, dedupe, reconcile
-from .cli import reports_errors
-from .commands import InputDoc, read_jsonl
-from .config import Settings
-from .errors import NeardupError, UsageError
-from .flagging import Incoming, IngestConfig, index_batch
-from .ingest.fingerprint import Fingerprinter
-from .pool import FingerprintPool
-from .store import make_client, record_config, setup_index, validate_index_name
+from neardup.config import Settings
+from neardup.errors import NeardupError, UsageError
+from neardup.es.batch import BatchConfig, dedupe, reconcile
+from neardup.es.client import make_client, record_config, setup_index, validate_index_name
+from neardup.es.documents import DocumentFields
+from neardup.es.indexing import IngestConfig, index_batch
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.pool import FingerprintPool
+from neardup.ingest.records import RecordConfig, RecordError
+from neardup.integrations.kibana import import_objects, load_objects, saved_objects_path
+from neardup.integrations.sql_import import ImportSpec, ImportStopped, make_url_safe, run_import
+from neardup.service.server import serve
 
-__all__ = ["register"]
+from .common import reports_errors
+from .offline import InputDoc, read_jsonl
+
+__all__ = ["COMMANDS"]
 
 _es_url = click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
 
@@ -50,6 +57,18 @@ class _Bars:
             bar.close()
 
 
+@click.command("setup")
+@click.argument("index")
+@click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
+@click.pass_context
+@reports_errors
+def setup_cmd(ctx: click.Context, index: str, es_url: str | None) -> None:
+    """Install the neardup templates and create INDEX (idempotent)."""
+    settings = Settings.from_env(es_url=es_url)
+    created = setup_index(make_client(settings), index)
+    click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
+
+
 @click.command("index")
 @click.argument("index")
 @click.argument("input_path", metavar="FILE.jsonl", type=click.Path(dir_okay=False, path_type=Path))
@@ -74,7 +93,8 @@ def index_cmd(
     validate_index_name(index)
     try:
         with open(input_path, encoding="utf-8") as handle:
-            docs = [d for d in read_jsonl(handle, id_field, text_field, title_field, False) if isinstance(d, InputDoc)]
+            fields = DocumentFields(id_field, text_field, title_field)
+            docs = [d for d in read_jsonl(handle, fields, False) if isinstance(d, InputDoc)]
     except OSError as exc:
         raise UsageError(f"cannot read {input_path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
@@ -89,8 +109,8 @@ def index_cmd(
     with FingerprintPool(workers) as pool:
         for k in range(0, len(docs), batch_size):
             chunk = docs[k : k + batch_size]
-            records = pool.fingerprint([(d.text, d.title) for d in chunk])
-            incoming = [Incoming(d.id, d.text, d.title, d.source) for d in chunk]
+            records = pool.fingerprint([(d.doc.text or "", d.doc.title) for d in chunk])
+            incoming = [d.doc for d in chunk]
             try:
                 items = index_batch(client, index, incoming, fingerprinter, config, records)
             except Exception:
@@ -179,8 +199,6 @@ def _report(result: dict[str, Any]) -> None:
 @reports_errors
 def serve_cmd(host: str, port: int, workers: int, es_url: str | None) -> None:
     """Run the HTTP service (gunicorn, several worker processes)."""
-    from .server import serve
-
     serve(Settings.from_env(es_url=es_url), host, port, workers)
 
 
@@ -196,8 +214,6 @@ def kibana() -> None:
 @reports_errors
 def kibana_import(kibana_url: str, index_pattern: str | None, path: Path | None) -> None:
     """Import the data view and the "Duplicate clusters" dashboard into Kibana (overwriting)."""
-    from .kibana import import_objects, load_objects, saved_objects_path
-
     result = import_objects(kibana_url, load_objects(path or saved_objects_path(), index_pattern))
     click.echo(f"imported {result.get('successCount', 0)} saved objects into {kibana_url}")
 
@@ -238,9 +254,6 @@ def import_cmd(
     es_url: str | None,
 ) -> None:
     """Import rows of a relational database (SQLAlchemy URL, e.g. sqlite:///file.db) into INDEX."""
-    from .importer import ImportSpec, ImportStopped, make_url_safe, run_import
-    from .ingest.records import RecordConfig, RecordError
-
     validate_index_name(index)
     if (table is None) == (query is None):
         raise UsageError("give exactly one of --table and --query")
@@ -283,6 +296,4 @@ def _bad_rows(rows: list[Any]) -> None:
         click.echo(f"  skipped row {bad.row} (id {bad.id}): {bad.problem}", err=True)
 
 
-def register(cli: click.Group) -> None:
-    for command in (index_cmd, dedupe_cmd, reconcile_cmd, serve_cmd, kibana, import_cmd):
-        cli.add_command(command)
+COMMANDS = (setup_cmd, index_cmd, dedupe_cmd, reconcile_cmd, import_cmd, serve_cmd, kibana)

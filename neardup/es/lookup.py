@@ -1,10 +1,11 @@
 """Near-duplicate lookup in Elasticsearch: the block query proposes, :func:`verify` decides.
 
 A record's candidates are documents of the same fingerprint version that share at least one block
-token (``bool.should`` of one ``terms`` query per block field ``neardup.b0..b3``; a token carries its
-seed, so one query covers every seed). Too-short records are matched by their exact hash only.
-The returned candidates are checked in Python (:func:`neardup.ingest.verify.verify`); the bench also
-measures the check as a script filter inside Elasticsearch.
+token (``bool.should`` of one ``term`` query per (seed, block) token on the block fields
+``neardup.b0..b3``; a token carries its seed, so one query covers every seed). Too-short records are
+matched by their exact hash only. The returned candidates are checked in Python
+(:func:`neardup.ingest.verify.verify`); the bench also measures the check as a script filter inside
+Elasticsearch.
 """
 
 from __future__ import annotations
@@ -13,41 +14,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 from elasticsearch import Elasticsearch
 
-from .errors import NeardupError, SearchFailed
-from .ingest.bits import block_fields, to_unsigned
-from .ingest.fingerprint import Record
-from .ingest.metadata import decode_meta
-from .ingest.sketch import decode_sketch
-from .ingest.verify import Comparable, Match, VerifyConfig, verify
+from neardup.errors import NeardupError, SearchFailed
+from neardup.ingest.fingerprint import Record
+from neardup.ingest.verify import Comparable, Match, VerifyConfig, verify
+from neardup.mappings import schema
+from neardup.mappings.schema import Stored
 
 __all__ = [
     "PAINLESS_HAMMING",
-    "SOURCE_FIELDS",
     "Found",
-    "Stored",
     "candidate_query",
     "find_duplicates",
     "hamming_filter",
     "script_language",
     "search_candidates",
 ]
-
-#: the stored fields verification and assignment need (never the text)
-SOURCE_FIELDS = [
-    "neardup.fingerprint",
-    "neardup.minhash",
-    "neardup.exact",
-    "neardup.status",
-    "neardup.version",
-    "neardup.cluster",
-    "neardup.indexed_at",
-    "neardup.meta_minhash",
-]
-
 
 #: Hamming distance as a Painless filter, for clusters that have Painless (any regular 8.x cluster)
 PAINLESS_HAMMING = (
@@ -72,54 +55,13 @@ def hamming_filter(fingerprints: Sequence[int], max_distance: int, lang: str) ->
     >>> hamming_filter([5], 3, "neardup")["script"]["script"]["source"]
     'hamming'
     """
-    params = {"field": "neardup.fingerprint", "fingerprints": list(fingerprints), "max_distance": max_distance}
+    params = {
+        "field": schema.path(schema.FINGERPRINT),
+        "fingerprints": list(fingerprints),
+        "max_distance": max_distance,
+    }
     source = "hamming" if lang == "neardup" else PAINLESS_HAMMING
     return {"script": {"script": {"lang": lang, "source": source, "params": params}}}
-
-
-@dataclass(frozen=True)
-class Stored:
-    """A document as Elasticsearch holds it: enough to verify and assign, no re-tokenising."""
-
-    id: str
-    fingerprints: tuple[int, ...]
-    sketch: npt.NDArray[np.uint32]
-    exact: str
-    status: str
-    version: str
-    cluster: str | None
-    indexed_at: str
-    meta: npt.NDArray[np.uint32] | None = None
-
-    @property
-    def fingerprint(self) -> int:
-        return self.fingerprints[0] if self.fingerprints else 0
-
-    @classmethod
-    def from_hit(cls, hit: dict[str, Any]) -> Stored:
-        nd = (hit.get("_source") or {}).get("neardup") or {}
-        fps = nd.get("fingerprint") or []
-        if isinstance(fps, int):
-            fps = [fps]
-        return cls(
-            id=str(hit["_id"]),
-            fingerprints=tuple(to_unsigned(int(v)) for v in fps),
-            sketch=decode_sketch(nd.get("minhash") or ""),
-            exact=str(nd.get("exact") or ""),
-            status=str(nd.get("status") or ""),
-            version=str(nd.get("version") or ""),
-            cluster=nd.get("cluster"),
-            indexed_at=str(nd.get("indexed_at") or ""),
-            meta=decode_meta(nd.get("meta_minhash")),
-        )
-
-    def block_tokens(self) -> list[list[str]]:
-        return block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
-
-    @property
-    def order(self) -> tuple[str, str]:
-        """Document order for "earlier document" (ties broken by id)."""
-        return (self.indexed_at, self.id)
 
 
 @dataclass(frozen=True)
@@ -137,14 +79,14 @@ def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], v
     >>> fp = Fingerprinter.default()
     >>> rec = fp.fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
     >>> q = candidate_query(rec, rec.block_tokens(), rec.version)
-    >>> len(q["bool"]["should"]), q["bool"]["should"][0]["constant_score"]["filter"]["term"]["neardup.b0"][:2]
+    >>> len(q["bool"]["should"]), q["bool"]["should"][0]["constant_score"]["filter"]["term"][schema.BLOCK_FIELDS[0]][:2]
     (64, '0:')
     >>> short = fp.fingerprint("好")
     >>> candidate_query(short, short.block_tokens(), short.version)["bool"]["filter"][1] == {
-    ...     "term": {"neardup.exact": short.exact}}
+    ...     "term": {schema.path(schema.EXACT): short.exact}}
     True
     """
-    version_filter = {"term": {"neardup.version": version}}
+    version_filter = {"term": {schema.path(schema.VERSION): version}}
     if record.status == "empty":
         return {"match_none": {}}
     if record.status != "ok":
@@ -152,16 +94,16 @@ def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], v
             "bool": {
                 "filter": [
                     version_filter,
-                    {"term": {"neardup.exact": record.exact}},
-                    {"term": {"neardup.status": record.status}},
+                    {"term": {schema.path(schema.EXACT): record.exact}},
+                    {"term": {schema.path(schema.STATUS): record.status}},
                 ]
             }
         }
     # one clause per (seed, block) token, each scoring 1: a candidate's score is how many tokens it shares,
     # so when more than max_candidates share a block (boilerplate), the cap keeps the closest ones
     should = [
-        {"constant_score": {"filter": {"term": {f"neardup.b{b}": token}}}}
-        for b, tokens in enumerate(block_tokens)
+        {"constant_score": {"filter": {"term": {field: token}}}}
+        for field, tokens in zip(schema.BLOCK_FIELDS, block_tokens, strict=True)
         for token in tokens
     ]
     return {"bool": {"filter": [version_filter], "should": should, "minimum_should_match": 1}}
@@ -171,7 +113,7 @@ def _search_body(query: dict[str, Any], size: int, exclude: Iterable[str]) -> di
     excluded = list(exclude)
     if excluded:
         query = {"bool": {"must": [query], "must_not": [{"ids": {"values": excluded}}]}}
-    return {"query": query, "size": size, "_source": SOURCE_FIELDS}
+    return {"query": query, "size": size, "_source": schema.LOOKUP_FIELDS}
 
 
 def search_candidates(

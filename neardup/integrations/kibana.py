@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-from .errors import NeardupError
+from neardup.errors import NeardupError
 
 __all__ = ["DATA_VIEW_ID", "KibanaError", "import_objects", "load_objects", "panel_requests", "saved_objects_path"]
 
@@ -29,7 +29,7 @@ class KibanaError(NeardupError):
 
 def saved_objects_path() -> Path:
     """``docker/kibana/neardup-dashboard.ndjson`` of a source checkout (the Docker image has one in /app)."""
-    return Path(__file__).resolve().parent.parent / "docker" / "kibana" / "neardup-dashboard.ndjson"
+    return Path(__file__).resolve().parents[2] / "docker" / "kibana" / "neardup-dashboard.ndjson"
 
 
 def load_objects(path: Path, index_pattern: str | None = None) -> list[dict[str, Any]]:

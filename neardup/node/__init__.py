@@ -21,7 +21,7 @@ from pathlib import Path
 
 import psutil
 
-from .errors import EmbeddedESError
+from neardup.errors import EmbeddedESError
 
 __all__ = ["ES_VERSION", "NodeInfo", "build_runner", "running_node", "start", "stop"]
 

@@ -21,13 +21,13 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
 
-from .flagging import timestamp_ns
-from .ingest.cluster import cluster_records
-from .ingest.fingerprint import Fingerprinter, Record
-from .ingest.records import RecordConfig, RecordError
-from .ingest.verify import VerifyConfig
-from .lookup import SOURCE_FIELDS, Stored
-from .pool import FingerprintPool
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.ingest.pool import FingerprintPool
+from neardup.ingest.records import RecordConfig, RecordError
+from neardup.ingest.verify import Match, VerifyConfig
+from neardup.mappings import schema
+from neardup.mappings.schema import Stored
 
 __all__ = ["BatchConfig", "Progress", "dedupe", "reconcile", "scan"]
 
@@ -103,7 +103,7 @@ def _bulk_update(
     client: Elasticsearch, index: str, updates: list[tuple[str, dict[str, Any]]], retries: int
 ) -> tuple[int, list[dict[str, Any]]]:
     """Partial updates of ``neardup.*``; returns (succeeded, failed items)."""
-    actions = ({"_op_type": "update", "_index": index, "_id": i, "doc": {"neardup": f}} for i, f in updates)
+    actions = ({"_op_type": "update", "_index": index, "_id": i, "doc": {schema.ROOT: f}} for i, f in updates)
     ok = 0
     failed: list[dict[str, Any]] = []
     for success, item in helpers.streaming_bulk(
@@ -121,13 +121,13 @@ def _fingerprint_stage(
 ) -> dict[str, int]:
     """Fingerprint every document that lacks the current version; write the fingerprint fields.
     A record the field configuration refuses (a value of the wrong type) is counted, not written."""
-    query = {"bool": {"must_not": [{"term": {"neardup.version": config.version(fingerprinter)}}]}}
+    query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): config.version(fingerprinter)}}]}}
     total = client.count(index=index, query=query)["count"]
     done = failed = refused = 0
-    now = timestamp_ns(time.time_ns())
+    now = schema.timestamp(time.time_ns())
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
-        [config.text_field, config.title_field, "neardup.indexed_at"] if config.record is None else True
+        [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
     )
     with FingerprintPool(config.workers) as pool:
         for hits in scan(client, index, query, source, config.slices, config.page_size):
@@ -137,7 +137,7 @@ def _fingerprint_stage(
                 pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
                 records = list(pool.fingerprint(pairs))
             else:
-                fields = [{k: v for k, v in src.items() if k != "neardup"} for src in sources]
+                fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
                 results = pool.fingerprint_records(fields, config.record)
                 records = [None if isinstance(r, RecordError) else r for r in results]
             updates = []
@@ -145,9 +145,9 @@ def _fingerprint_stage(
                 if r is None:
                     refused += 1
                     continue
-                fields_out = dict(r.as_fields())
-                if not src.get("neardup", {}).get("indexed_at"):
-                    fields_out["indexed_at"] = now  # first seen now; a re-fingerprint keeps its place
+                fields_out = schema.record_fields(r)
+                if not (src.get(schema.ROOT) or {}).get(schema.INDEXED_AT):
+                    fields_out[schema.INDEXED_AT] = now  # first seen now; a re-fingerprint keeps its place
                 updates.append((h["_id"], fields_out))
             ok, bad = _bulk_update(client, index, updates, config.bulk_retries)
             done += ok
@@ -170,8 +170,8 @@ def reconcile(
     """Re-cluster every document of fingerprint ``version`` from its stored fields; write the changes."""
     cfg = config or BatchConfig()
     started = time.perf_counter()
-    fields = [*SOURCE_FIELDS, "neardup.duplicate_of", "neardup.distance", "neardup.similarity"]
-    query = {"term": {"neardup.version": version}}
+    fields = [*schema.LOOKUP_FIELDS, *(schema.path(f) for f in schema.ASSIGNMENT_FIELDS)]
+    query = {"term": {schema.path(schema.VERSION): version}}
     total = client.count(index=index, query=query)["count"]
     docs: list[Stored] = []
     current: dict[str, tuple[Any, ...]] = {}
@@ -180,8 +180,7 @@ def reconcile(
         for h in hits:
             s = Stored.from_hit(h)
             docs.append(s)
-            nd = h["_source"].get("neardup", {})
-            current[s.id] = (nd.get("cluster"), nd.get("duplicate_of"), nd.get("distance"), nd.get("similarity"))
+            current[s.id] = schema.assignment_of(h["_source"])
         progress("load", len(docs), total)
     docs.sort(key=lambda d: d.order)
     progress("cluster", 0, len(docs))
@@ -189,25 +188,10 @@ def reconcile(
     updates: list[tuple[str, dict[str, Any]]] = []
     for k, d in enumerate(docs):
         dup = int(a.duplicate_of[k])
-        new = (
-            docs[int(a.cluster[k])].id,
-            docs[dup].id if dup >= 0 else None,
-            int(a.distance[k]) if dup >= 0 else None,
-            round(float(a.similarity[k]), 4) if dup >= 0 else None,
-        )
-        if new != current[d.id]:
-            updates.append(
-                (
-                    d.id,
-                    {
-                        "cluster": new[0],
-                        "duplicate_of": new[1],
-                        "distance": new[2],
-                        "similarity": new[3],
-                        "is_duplicate": dup >= 0,
-                    },
-                )
-            )
+        match = Match(int(a.distance[k]), float(a.similarity[k])) if dup >= 0 else None
+        new = schema.assignment_fields(docs[int(a.cluster[k])].id, docs[dup].id if dup >= 0 else None, match)
+        if schema.assignment_of({schema.ROOT: new}) != current[d.id]:
+            updates.append((d.id, new))
     progress("write", 0, len(updates))
     ok, failed = _bulk_update(client, index, updates, cfg.bulk_retries)
     progress("write", ok, len(updates))

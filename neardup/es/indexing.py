@@ -1,11 +1,12 @@
 """Ingest-time duplicate flagging: fingerprint → candidates → verify → assign → write.
 
-Each document of a batch joins the cluster of its best verified match — among documents already in
-Elasticsearch and earlier documents of the same batch (Elasticsearch sees a document only after a
-refresh) — provided it still resembles that cluster's canonical document (the drift guard of
-:func:`neardup.ingest.verify.close_to_canonical`). Otherwise it starts a cluster named by its own id.
-The order of preference is the offline algorithm's (:func:`neardup.ingest.cluster.assign`): higher
-sketch similarity, then smaller Hamming distance, then the earlier document.
+Each document of a batch is assigned by the offline clustering's own rule
+(:func:`neardup.ingest.cluster.choose`): it joins the cluster of its best verified match, provided it
+still resembles that cluster's canonical document, else it starts a cluster named by its own id. This
+module only supplies the matches: documents already in Elasticsearch (candidates from
+:func:`neardup.es.lookup.search_candidates`, with their stored clusters) and earlier documents of the
+same batch (:func:`neardup.ingest.cluster.verified_pairs`; Elasticsearch sees a document only after a
+refresh). Stored documents rank before the batch's own when all else is equal.
 
 Writes go through ``helpers.streaming_bulk`` with its retry arguments; every item's outcome comes back.
 """
@@ -15,38 +16,27 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, helpers
 
-from .ingest.cluster import candidate_pairs
-from .ingest.fingerprint import Fingerprinter, Record
-from .ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
-from .lookup import SOURCE_FIELDS, Stored, search_candidates
+from neardup.ingest.cluster import Option, choose, verified_pairs
+from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
+from neardup.mappings import schema
+from neardup.mappings.schema import Stored
+
+from .documents import Incoming
+from .lookup import search_candidates
 
 __all__ = [
     "Assigned",
-    "Incoming",
     "IngestConfig",
     "ItemResult",
     "assign_batch",
     "index_batch",
-    "neardup_fields",
-    "timestamp_ns",
 ]
-
-
-@dataclass(frozen=True)
-class Incoming:
-    """One document to ingest: its id, title, text and the user's other fields (stored as given)."""
-
-    id: str
-    text: str | None  # None for a structured record (its fields are all in ``source``)
-    title: str | None = None
-    source: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,46 +81,10 @@ class ItemResult:
         return out
 
 
-@dataclass
-class _Option:
-    match: Match
-    rank: tuple[int, tuple[str, str] | int]  # stored documents come before this batch's
-    target_id: str
-    cluster: str
-    canonical: Comparable | None
-
-
-def _in_batch_matches(records: Sequence[Record], config: VerifyConfig) -> dict[int, list[tuple[int, Match]]]:
-    """Verified pairs inside the batch: later position → [(earlier position, match)]."""
-    n = len(records)
-    valid = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=n)
-    out: dict[int, list[tuple[int, Match]]] = {}
-    pairs: list[tuple[int, int]] = []
-    if valid.sum() > 1:
-        width = max(len(r.fingerprints) for r in records if r.status == "ok")
-        fps = np.zeros((n, width), dtype=np.uint64)
-        for k, r in enumerate(records):
-            if r.status == "ok":
-                fps[k, : len(r.fingerprints)] = r.fingerprints
-        i, j = candidate_pairs(fps, valid)
-        pairs.extend(zip(i.tolist(), j.tolist(), strict=True))
-    first_exact: dict[str, int] = {}
-    for k, r in enumerate(records):
-        if r.status == "too_short":
-            first = first_exact.setdefault(r.exact, k)
-            if first != k:
-                pairs.append((first, k))
-    for a, b in pairs:
-        match = verify(records[b], records[a], config)
-        if match is not None:
-            out.setdefault(b, []).append((a, match))
-    return out
-
-
 def _fetch(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, Stored]:
     if not ids:
         return {}
-    resp = client.mget(index=index, ids=list(ids), source=SOURCE_FIELDS)
+    resp = client.mget(index=index, ids=list(ids), source=schema.LOOKUP_FIELDS)
     return {d["_id"]: Stored.from_hit(d) for d in resp["docs"] if d.get("found")}
 
 
@@ -155,55 +109,31 @@ def assign_batch(
                 wanted.add(doc.cluster or doc.id)
         es_matches.append(kept)
     canon = known | _fetch(client, index, sorted(wanted - known.keys() - batch_ids))
-    inner = _in_batch_matches(records, config.verify)
+    inner: dict[int, list[tuple[int, Match]]] = {}
+    for a, b, match in zip(*verified_pairs(records, lambda r: r.fingerprints, config.verify), strict=True):
+        inner.setdefault(b, []).append((a, match))
 
     out: list[Assigned] = []
-    canonical_of: list[str] = []  # per position: its cluster's canonical id
     position = {doc_id: k for k, doc_id in enumerate(ids)}
     for k, rec in enumerate(records):
-        options: list[_Option] = []
-        for doc, match in es_matches[k]:
-            cluster = doc.cluster or doc.id
-            options.append(_Option(match, (0, doc.order), doc.id, cluster, canon.get(cluster)))
-        for m, match in inner.get(k, []):
-            cluster = canonical_of[m]
-            where = position.get(cluster)
-            canonical = records[where] if where is not None and where < k else canon.get(cluster)
-            options.append(_Option(match, (1, m), ids[m], cluster, canonical))
-        options.sort(key=lambda o: (-o.match.similarity, o.match.distance, o.rank))
-        chosen = Assigned(ids[k], None, None)
-        for o in options:
-            if o.cluster == o.target_id or o.canonical is None or close_to_canonical(rec, o.canonical, config.verify):
-                chosen = Assigned(o.cluster, o.target_id, o.match)
-                break
-        out.append(chosen)
-        canonical_of.append(chosen.cluster)
+        options: list[Option[str]] = [
+            Option(doc.id, doc.cluster or doc.id, match, (0, doc.order)) for doc, match in es_matches[k]
+        ]
+        options += [Option(ids[m], out[m].cluster, match, (1, m)) for m, match in inner.get(k, [])]
+
+        def may_join(option: Option[str], k: int = k, rec: Record = rec) -> bool:
+            where = position.get(option.cluster)
+            canonical: Comparable | None = (
+                records[where] if where is not None and where < k else canon.get(option.cluster)
+            )
+            # a canonical that is gone from the index cannot guard its cluster: the match alone decides
+            return canonical is None or close_to_canonical(rec, canonical, config.verify)
+
+        chosen = choose(options, may_join)
+        out.append(
+            Assigned(ids[k], None, None) if chosen is None else Assigned(chosen.cluster, chosen.target, chosen.match)
+        )
     return out
-
-
-def timestamp_ns(ns: int) -> str:
-    """An ISO-8601 UTC timestamp with nanoseconds (field ``neardup.indexed_at`` is ``date_nanos``);
-    equal-length strings, so text order is time order.
-
-    >>> timestamp_ns(1_700_000_000_123_456_789)
-    '2023-11-14T22:13:20.123456789Z'
-    """
-    seconds, nanos = divmod(ns, 1_000_000_000)
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
-
-
-def neardup_fields(record: Record, assigned: Assigned, indexed_at: str) -> dict[str, Any]:
-    """Every ``neardup.*`` field of one document."""
-    m = assigned.match
-    fields: dict[str, Any] = dict(record.as_fields())
-    return fields | {
-        "cluster": assigned.cluster,
-        "duplicate_of": assigned.duplicate_of,
-        "distance": None if m is None else m.distance,
-        "similarity": None if m is None else round(m.similarity, 4),
-        "is_duplicate": assigned.duplicate_of is not None,
-        "indexed_at": indexed_at,
-    }
 
 
 def index_batch(
@@ -229,13 +159,13 @@ def index_batch(
 
     def actions() -> Any:
         for k, (doc, rec, a) in enumerate(zip(docs, recs, assigned, strict=True)):
-            now = timestamp_ns(start_ns + k)  # distinct and increasing: the batch's order is kept
-            body = dict(doc.source)
-            if doc.text is not None:
-                body["text"] = doc.text
-            if doc.title is not None:
-                body["title"] = doc.title
-            body["neardup"] = neardup_fields(rec, a, now)
+            now = schema.timestamp(start_ns + k)  # distinct and increasing: the batch's order is kept
+            body = doc.body()
+            body[schema.ROOT] = (
+                schema.record_fields(rec)
+                | schema.assignment_fields(a.cluster, a.duplicate_of, a.match)
+                | {schema.INDEXED_AT: now}
+            )
             yield {"_op_type": "index", "_index": index, "_id": doc.id, "_source": body}
 
     results: list[ItemResult] = []

@@ -1,0 +1,195 @@
+"""The ``neardup.*`` document schema: every field name, and the encoding between a fingerprint
+:class:`~neardup.ingest.fingerprint.Record` (plus its cluster assignment) and a document's ``_source``.
+
+This is the only module that spells the field names; queries, writes and reads elsewhere use the
+constants and functions here. The mapping itself is ``neardup-fields.component.json`` beside this file,
+and a test checks that both name the same fields.
+
+>>> path(CLUSTER), BLOCK_FIELDS[2]
+('neardup.cluster', 'neardup.b2')
+>>> from neardup.ingest.fingerprint import Fingerprinter
+>>> rec = Fingerprinter.default().fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
+>>> hit = {"_id": "a", "_source": {ROOT: record_fields(rec) | {INDEXED_AT: "2024-01-01T00:00:00.000000000Z"}}}
+>>> stored = Stored.from_hit(hit)
+>>> stored.fingerprints == rec.fingerprints, stored.exact == rec.exact, stored.cluster
+(True, True, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.ingest import bits
+from neardup.ingest.fingerprint import Record
+from neardup.ingest.metadata import decode_meta, encode_meta
+from neardup.ingest.sketch import decode_sketch, encode_sketch
+from neardup.ingest.verify import Match
+
+__all__ = [
+    "BLOCK_FIELDS",
+    "CLUSTER",
+    "DISTANCE",
+    "DUPLICATE_OF",
+    "EXACT",
+    "FINGERPRINT",
+    "INDEXED_AT",
+    "IS_DUPLICATE",
+    "LOOKUP_FIELDS",
+    "ROOT",
+    "SIMILARITY",
+    "STATUS",
+    "VERSION",
+    "Stored",
+    "assignment_fields",
+    "assignment_of",
+    "field_names",
+    "is_reserved",
+    "path",
+    "record_fields",
+    "timestamp",
+]
+
+#: the object every neardup field lives under
+ROOT = "neardup"
+
+# field names under ROOT (``path`` gives the dotted name a query uses)
+FINGERPRINT = "fingerprint"  # the 16 fingerprints as signed longs, seed 0 first
+HEX = "hex"  # seed 0 in hex, for people
+BLOCKS = ("b0", "b1", "b2", "b3")  # per block position, one "seed:hex" token per seed
+STATUS = "status"
+VERSION = "version"
+EXACT = "exact"
+MINHASH = "minhash"  # the shingle sketch
+META_MINHASH = "meta_minhash"  # the metadata sets' MinHash (records with set fields)
+CLUSTER = "cluster"
+DUPLICATE_OF = "duplicate_of"
+DISTANCE = "distance"
+SIMILARITY = "similarity"
+IS_DUPLICATE = "is_duplicate"
+INDEXED_AT = "indexed_at"
+
+
+def path(name: str) -> str:
+    """The dotted field name of ``name`` (``neardup.<name>``)."""
+    return f"{ROOT}.{name}"
+
+
+BLOCK_FIELDS = tuple(path(b) for b in BLOCKS)
+
+#: what verification and assignment read of a stored document (never the text)
+LOOKUP_FIELDS = [path(f) for f in (FINGERPRINT, MINHASH, EXACT, STATUS, VERSION, CLUSTER, INDEXED_AT, META_MINHASH)]
+
+#: the assignment fields, written by flagging and changed by reconcile
+ASSIGNMENT_FIELDS = (CLUSTER, DUPLICATE_OF, DISTANCE, SIMILARITY)
+
+
+def field_names() -> frozenset[str]:
+    """Every field this module writes (names under ``neardup``)."""
+    return frozenset(
+        {FINGERPRINT, HEX, *BLOCKS, STATUS, VERSION, EXACT, MINHASH, META_MINHASH, *ASSIGNMENT_FIELDS}
+        | {IS_DUPLICATE, INDEXED_AT}
+    )
+
+
+def is_reserved(key: str) -> bool:
+    """Does a client's top-level field name touch ``neardup.*`` in any spelling?
+
+    >>> [is_reserved(k) for k in ("neardup", "neardup.cluster", "Neardup", "neardupx", "title")]
+    [True, True, False, False, False]
+    """
+    return key == ROOT or key.startswith(ROOT + ".")
+
+
+def record_fields(record: Record) -> dict[str, Any]:
+    """The fingerprint fields of ``record`` (everything but the cluster assignment and time)."""
+    ok = record.status == "ok"
+    tokens = record.block_tokens()
+    return {
+        FINGERPRINT: [bits.to_signed(f) for f in record.fingerprints] if ok else [],
+        HEX: bits.to_hex(record.fingerprint) if ok else None,
+        **dict(zip(BLOCKS, tokens, strict=True)),
+        STATUS: record.status,
+        VERSION: record.version,
+        EXACT: record.exact,
+        MINHASH: encode_sketch(record.sketch),
+        META_MINHASH: None if record.meta is None else encode_meta(record.meta),
+    }
+
+
+def assignment_fields(cluster: str, duplicate_of: str | None, match: Match | None) -> dict[str, Any]:
+    """The cluster assignment fields (similarity rounded as stored)."""
+    return {
+        CLUSTER: cluster,
+        DUPLICATE_OF: duplicate_of,
+        DISTANCE: None if match is None else match.distance,
+        SIMILARITY: None if match is None else round(match.similarity, 4),
+        IS_DUPLICATE: duplicate_of is not None,
+    }
+
+
+def assignment_of(source: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The stored assignment of a ``_source`` as a tuple comparable with :func:`assignment_fields`' values."""
+    nd = source.get(ROOT) or {}
+    return tuple(nd.get(f) for f in ASSIGNMENT_FIELDS)
+
+
+def timestamp(ns: int) -> str:
+    """The ``indexed_at`` value (``date_nanos``) of a time in nanoseconds: ISO-8601 UTC with nanoseconds,
+    all of one length, so text order is time order.
+
+    >>> timestamp(1_700_000_000_123_456_789)
+    '2023-11-14T22:13:20.123456789Z'
+    """
+    seconds, nanos = divmod(ns, 1_000_000_000)
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A document as Elasticsearch holds it: enough to verify and assign, no re-tokenising."""
+
+    id: str
+    fingerprints: tuple[int, ...]
+    sketch: npt.NDArray[np.uint32]
+    exact: str
+    status: str
+    version: str
+    cluster: str | None
+    indexed_at: str
+    meta: npt.NDArray[np.uint32] | None = None
+
+    @property
+    def fingerprint(self) -> int:
+        return self.fingerprints[0] if self.fingerprints else 0
+
+    @classmethod
+    def from_hit(cls, hit: Mapping[str, Any]) -> Stored:
+        nd = (hit.get("_source") or {}).get(ROOT) or {}
+        fps = nd.get(FINGERPRINT) or []
+        if isinstance(fps, int):
+            fps = [fps]
+        return cls(
+            id=str(hit["_id"]),
+            fingerprints=tuple(bits.to_unsigned(int(v)) for v in fps),
+            sketch=decode_sketch(nd.get(MINHASH) or ""),
+            exact=str(nd.get(EXACT) or ""),
+            status=str(nd.get(STATUS) or ""),
+            version=str(nd.get(VERSION) or ""),
+            cluster=nd.get(CLUSTER),
+            indexed_at=str(nd.get(INDEXED_AT) or ""),
+            meta=decode_meta(nd.get(META_MINHASH)),
+        )
+
+    def block_tokens(self) -> list[list[str]]:
+        return bits.block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
+
+    @property
+    def order(self) -> tuple[str, str]:
+        """Document order for "earlier document" (ties broken by id)."""
+        return (self.indexed_at, self.id)

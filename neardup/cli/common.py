@@ -1,0 +1,59 @@
+"""What every command shares: the one-line failure, the error reporting and the settings.
+
+Every failure that neardup foresees exits non-zero with a one-line reason on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+from elasticsearch import ApiError as ESApiError
+from elasticsearch import ConnectionError as ESConnectionError
+from elasticsearch import ConnectionTimeout
+
+from neardup.config import Settings
+from neardup.errors import EmbeddedESError, NeardupError
+
+__all__ = ["fail", "reports_errors", "settings_from"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int = 1) -> None:
+    click.echo(f"neardup: {message}", err=True)
+    sys.exit(code)
+
+
+def reports_errors(func: F) -> F:
+    """Turn neardup's own errors into a one-line message and a non-zero exit."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except EmbeddedESError as exc:
+            if exc.log_tail:
+                click.echo(exc.log_tail, err=True)
+            fail(str(exc), exc.exit_code)
+        except NeardupError as exc:
+            fail(str(exc), exc.exit_code)
+        except ValueError as exc:  # bad NEARDUP_* values
+            fail(str(exc), 2)
+        except (ESConnectionError, ConnectionTimeout) as exc:
+            fail(
+                f"Elasticsearch is unreachable ({type(exc).__name__}); "
+                "start it (neardup es start) or set NEARDUP_ES_URL"
+            )
+        except ESApiError as exc:
+            fail(f"Elasticsearch refused the request: {exc.message} ({exc.meta.status})")
+
+    return wrapper  # type: ignore[return-value]
+
+
+def settings_from(ctx: click.Context) -> Settings:
+    settings: Settings = ctx.ensure_object(dict).setdefault("settings", Settings.from_env())
+    return settings

@@ -1,0 +1,99 @@
+"""Client documents: the one validation every document passes before neardup fingerprints or writes
+it, whether it comes from a JSON-lines file (the CLI) or a request body (the service).
+
+>>> validate_document({"id": 7, "text": "一段正文", "lang": "zh"}, DocumentFields()).source
+{'lang': 'zh'}
+>>> validate_document({"text": "x", "neardup.anything": "c"}, DocumentFields(), default_id="1")
+Traceback (most recent call last):
+...
+neardup.es.documents.DocumentError: field 'neardup.anything' is reserved for neardup's own fields
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from neardup.errors import NeardupError
+from neardup.mappings import schema
+
+__all__ = ["MAX_ID_BYTES", "DocumentError", "DocumentFields", "Incoming", "validate_document"]
+
+#: Elasticsearch refuses longer ids
+MAX_ID_BYTES = 512
+
+
+class DocumentError(NeardupError):
+    """A client document neardup refuses; the message names the field and says what is wrong."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One document to ingest: its id, title, text and the user's other fields (stored as given)."""
+
+    id: str
+    text: str | None  # None for a structured record (its fields are all in ``source``)
+    title: str | None = None
+    source: dict[str, Any] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        """The ``_source`` neardup writes, before its own fields are added."""
+        body = dict(self.source)
+        if self.text is not None:
+            body["text"] = self.text
+        if self.title is not None:
+            body["title"] = self.title
+        return body
+
+
+@dataclass(frozen=True)
+class DocumentFields:
+    """Where a client document keeps its id, text and title. ``text`` None: the documents are
+    structured records, read by the index's field configuration (no text is required)."""
+
+    id: str = "id"
+    text: str | None = "text"
+    title: str = "title"
+
+
+def validate_document(
+    obj: Any, fields: DocumentFields, max_chars: int | None = None, default_id: str | None = None
+) -> Incoming:
+    """The :class:`Incoming` document of a decoded JSON value, or :class:`DocumentError`.
+
+    A missing id takes ``default_id`` (an error when that is None too)."""
+    if not isinstance(obj, dict):
+        raise DocumentError(f"expected a JSON object, got {type(obj).__name__}")
+    for key in obj:
+        if schema.is_reserved(key):
+            raise DocumentError(f"field {key!r} is reserved for neardup's own fields")
+    doc_id = _doc_id(obj.get(fields.id), fields.id, default_id)
+    if fields.text is None:
+        return Incoming(doc_id, None, None, {k: v for k, v in obj.items() if k != fields.id})
+    text = obj.get(fields.text)
+    if text is None:
+        raise DocumentError(f"field {fields.text!r} is missing")
+    if not isinstance(text, str):
+        raise DocumentError(f"field {fields.text!r} must be a string, got {type(text).__name__}")
+    if max_chars is not None and len(text) > max_chars:
+        raise DocumentError(f"field {fields.text!r} has {len(text)} characters; the limit is {max_chars}")
+    title = obj.get(fields.title)
+    if title is not None and not isinstance(title, str):
+        raise DocumentError(f"field {fields.title!r} must be a string, got {type(title).__name__}")
+    rest = {k: v for k, v in obj.items() if k not in {fields.id, fields.text, fields.title}}
+    return Incoming(doc_id, text, title, rest)
+
+
+def _doc_id(raw: Any, name: str, default: str | None) -> str:
+    if raw is None:
+        if default is None:
+            raise DocumentError(f"field {name!r} is missing")
+        return default
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise DocumentError(f"field {name!r} must be a string or an integer, got {type(raw).__name__}")
+    doc_id = str(raw)
+    if not doc_id or len(doc_id.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES or doc_id.startswith("_"):
+        raise DocumentError(f"field {name!r} must be 1-{MAX_ID_BYTES} bytes and not start with '_'")
+    return doc_id

@@ -1,0 +1,1 @@
+"""What connects neardup to other systems: relational databases (``neardup import``) and Kibana."""

@@ -1,0 +1,54 @@
+"""The one validation of client documents (:mod:`neardup.es.documents`), as the CLI and the service use it."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from neardup.cli.offline import InputDoc, read_jsonl
+from neardup.errors import UsageError
+from neardup.es.documents import MAX_ID_BYTES, DocumentError, DocumentFields, validate_document
+
+TEXT = DocumentFields()
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ([1], "expected a JSON object"),
+        ({"id": "a"}, "field 'text' is missing"),
+        ({"id": "a", "text": 3}, "field 'text' must be a string"),
+        ({"id": "a", "text": "x", "title": ["t"]}, "field 'title' must be a string"),
+        ({"id": True, "text": "x"}, "field 'id' must be a string or an integer"),
+        ({"id": "_x", "text": "x"}, "not start with '_'"),
+        ({"id": "a" * (MAX_ID_BYTES + 1), "text": "x"}, f"1-{MAX_ID_BYTES} bytes"),
+        ({"id": "a", "text": "x", "neardup": {}}, "field 'neardup' is reserved"),
+        ({"id": "a", "text": "x", "neardup.is_duplicate": True}, "field 'neardup.is_duplicate' is reserved"),
+        ({"text": "x"}, "field 'id' is missing"),
+    ],
+)
+def test_a_bad_document_is_refused_with_the_field_named(doc: object, message: str) -> None:
+    with pytest.raises(DocumentError, match=message.replace("(", r"\(")):
+        validate_document(doc, TEXT, max_chars=100)
+
+
+def test_text_length_limit_and_records_mode() -> None:
+    with pytest.raises(DocumentError, match="has 11 characters; the limit is 10"):
+        validate_document({"id": 1, "text": "x" * 11}, TEXT, max_chars=10)
+    record = validate_document({"ref": 5, "body": 1, "tags": ["a"]}, DocumentFields(id="ref", text=None))
+    assert (record.id, record.text, record.source) == ("5", None, {"body": 1, "tags": ["a"]})
+    doc = validate_document({"id": 1, "text": "t", "title": "h", "lang": "zh"}, TEXT)
+    assert doc.body() == {"lang": "zh", "text": "t", "title": "h"}
+
+
+def test_the_cli_reads_lines_through_the_same_validation() -> None:
+    lines = '{"id": 1, "text": "a"}\n{"id": 2, "text": "b", "neardup.cluster": "x"}\n{"text": "c"}\n'
+    items = list(read_jsonl(io.StringIO(lines), TEXT, skip_invalid=True))
+    assert [i.id if isinstance(i, InputDoc) else i for i in items] == [
+        "1",
+        "line 2: field 'neardup.cluster' is reserved for neardup's own fields",
+        "3",  # a missing id is the line number
+    ]
+    with pytest.raises(UsageError, match="line 2: duplicate id '1'"):
+        list(read_jsonl(io.StringIO('{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}\n'), TEXT, False))

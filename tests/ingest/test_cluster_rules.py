@@ -1,0 +1,75 @@
+"""The candidate rule, verification and the assignment rule as the offline clustering and flagging share them
+(:mod:`neardup.ingest.cluster`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.ingest.cluster import Option, choose, cluster_records, record_candidate_pairs, verified_pairs
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.verify import Match, VerifyConfig
+
+
+def _opt(target: str, cluster: str, similarity: float, distance: int, order: int) -> Option[str]:
+    return Option(target, cluster, Match(distance, similarity), order)
+
+
+def test_choose_prefers_similarity_then_distance_then_the_earlier_document() -> None:
+    options = [
+        _opt("late", "late", 0.8, 1, 9),
+        _opt("close", "close", 0.8, 0, 5),
+        _opt("early", "early", 0.8, 0, 2),
+        _opt("similar", "similar", 0.9, 7, 7),
+    ]
+    assert [o.target for o in sorted(options, key=lambda o: (-o.match.similarity, o.match.distance, o.order))] == [
+        "similar",
+        "early",
+        "close",
+        "late",
+    ]
+    chosen = choose(options, lambda o: True)
+    assert chosen is not None and chosen.target == "similar"
+    chosen = choose(options[:3], lambda o: True)
+    assert chosen is not None and chosen.target == "early"
+
+
+def test_the_drift_guard_falls_through_to_the_next_match_and_never_chains() -> None:
+    # the best match is a member of cluster "c" whose canonical the document no longer resembles
+    member = _opt("m", "c", 0.95, 0, 1)
+    other = _opt("x", "x", 0.5, 3, 2)
+    asked: list[str] = []
+
+    def guard(o: Option[str]) -> bool:
+        asked.append(o.cluster)
+        return False
+
+    chosen = choose([member, other], guard)
+    assert chosen is other and asked == ["c"]  # a canonical target is never asked about
+    assert choose([member], guard) is None  # no joinable match: a cluster of its own
+    joined = choose([member], lambda o: True)
+    assert joined is not None and joined.cluster == "c"  # joins the cluster, not the member's own id
+
+
+def test_too_short_records_pair_only_by_their_exact_hash() -> None:
+    fp = Fingerprinter.default()
+    records = [fp.fingerprint(t) for t in ["好", "好", "不好", "好"]]
+    assert {r.status for r in records} == {"too_short"}
+    i, j = record_candidate_pairs(records, lambda r: r.fingerprints)
+    assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (0, 3)]
+
+
+def test_verified_pairs_are_the_candidates_verify_accepts_and_cluster_records_assigns_them() -> None:
+    fp = Fingerprinter.default()
+    articles = load_peoples_daily()[:30]
+    texts = [a.text for a in articles] + ["来源：新华社\n" + articles[3].text, articles[7].text + "（完）"]
+    records = fp.fingerprint_many([(t, None) for t in texts])
+    i, j, matches = verified_pairs(records, lambda r: r.fingerprints, VerifyConfig())
+    assert (3, 30) in zip(i, j, strict=True) and (7, 31) in zip(i, j, strict=True)
+    assert all(a < b for a, b in zip(i, j, strict=True))
+    assignment = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
+    assert assignment.cluster[30] == 3 and assignment.cluster[31] == 7
+    assert assignment.duplicate_of[30] == 3
+    k = list(zip(i, j, strict=True)).index((3, 30))
+    assert assignment.distance[30] == matches[k].distance
+    assert np.isclose(assignment.similarity[30], matches[k].similarity)
