@@ -5,7 +5,7 @@ The same algorithm serves ``neardup cluster`` (a file), ``neardup dedupe`` (an e
 
 1. **Candidates**: for every seed and each of the 4 blocks, sort the 16-bit block values and pair
    documents with equal values. An oversized bucket (more than ``max_bucket`` members) is split again
-   by 12-bit sub-blocks of the other 48 bits (seed simhash-large-scale-dedup.txt §2.3).
+   by 12-bit sub-blocks of the other 48 bits.
 2. **Verify**: each candidate pair is checked (Hamming only, or Hamming + shingle sketch).
 3. **Assign** in document order, as ingest does (:func:`choose`, the one assignment rule): a document
    joins the cluster of its nearest verified earlier match, provided it is still close to that

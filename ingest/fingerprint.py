@@ -29,7 +29,7 @@ from .simhash import simhash
 from .sketch import shingle_sketch
 from .weights import IdfTable, WeightConfig, weigh
 
-__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Record"]
+__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record"]
 
 #: bump on any change to normalisation, segmentation, weighting or hashing code
 ALGORITHM = 3
@@ -52,6 +52,19 @@ class FingerprintConfig:
             f"a{ALGORITHM};seeds={self.seeds};min={self.min_chars},{self.min_features};"
             f"idf={self.idf_name};fold={self.fold_script};{self.weights.describe()}"
         )
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A document after the stages that no weight setting changes: its kept words, the words in
+    signal-word sentences, its title's words, its content characters, their sketch and exact hash."""
+
+    words: list[str]
+    signalled: frozenset[str]
+    title_words: frozenset[str]
+    chars: str
+    sketch: npt.NDArray[np.uint32]
+    exact: str
 
 
 @dataclass(frozen=True)
@@ -107,22 +120,40 @@ class Fingerprinter:
         """Fingerprint (text, title) pairs: the same records as :meth:`fingerprint` one by one, computed
         stage by stage over the batch, which keeps each stage's tables in the CPU cache: a quarter less time in
         bench/results/throughput.md."""
+        return self.records(self.prepare_many(docs), explain)
+
+    def prepare_many(self, docs: Sequence[tuple[str, str | None]], every_factor: bool = False) -> list[Prepared]:
+        """The stages before weighting (normalise, segment, content characters, sketch, exact hash) of
+        (text, title) pairs. ``every_factor`` keeps what any weight configuration may need (signal-word
+        sentences and title words) instead of what this one needs: the evaluation prepares once and
+        weighs many ways."""
         wc = self.config.weights
         fold = self.config.fold_script
+        signals = wc.signal or every_factor
+        with_titles = wc.title or every_factor
+        out: list[Prepared] = []
         normalized = [normalize(text, fold) for text, _ in docs]
-        segs = [self.segmenter.segment(n, signals=wc.signal) for n in normalized]
-        titles = [
-            frozenset(self.segmenter.segment(normalize(title, fold)).words) if title and wc.title else frozenset()
-            for _, title in docs
-        ]
-        tag, idf, factors = self.segmenter.tag, self.idf, self._word_factors
-        weights = [weigh(g.words, tag, idf, wc, t, g.signalled, factors) for g, t in zip(segs, titles, strict=True)]
-        out: list[Record] = []
-        for n, w in zip(normalized, weights, strict=True):
+        segs = [self.segmenter.segment(n, signals=signals) for n in normalized]
+        for (_, title), n, g in zip(docs, normalized, segs, strict=True):
+            title_words = (
+                frozenset(self.segmenter.segment(normalize(title, fold)).words)
+                if title and with_titles
+                else frozenset()
+            )
             chars = content_chars(n)
             exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
+            out.append(Prepared(g.words, g.signalled, title_words, chars, shingle_sketch(chars), exact))
+        return out
+
+    def records(self, prepared: Sequence[Prepared], explain: int = 0) -> list[Record]:
+        """Weigh and hash prepared documents by this fingerprinter's configuration."""
+        wc = self.config.weights
+        tag, idf, factors = self.segmenter.tag, self.idf, self._word_factors
+        out: list[Record] = []
+        for p in prepared:
+            w = weigh(p.words, tag, idf, wc, p.title_words, p.signalled, factors)
             top = tuple(sorted(w.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
-            out.append(self._record(w, chars, shingle_sketch(chars), exact, self.version, top))
+            out.append(self._record(w, p.chars, p.sketch, p.exact, self.version, top))
         return out
 
     def _record(

@@ -1,4 +1,4 @@
-"""Metadata similarity (seed simhash-large-scale-dedup.txt §2.1): a MinHash signature of a document's
+"""Metadata similarity: a MinHash signature of a document's
 set-valued fields (tags, keywords, references), computed with datasketch, and the combined score
 ``μ · content + (1 − μ) · metadata`` that verification uses when records carry metadata.
 

@@ -7,7 +7,7 @@ own tie-break (the longer word wins a tie). Runs of single characters the dictio
 know go to jieba's HMM exactly as jieba sends them (through :func:`~.hmm.hmm_cut`, an exact and
 faster copy of ``jieba.finalseg.cut``). So the output is ``lcut``'s: tests compare the two on the
 whole news corpus, a sample of both Tang-poem editions and random strings. The speed is what pays
-for the weights (issue 3: fingerprinting at >= 0.85x ``lcut``).
+for the weights: fingerprinting as a whole runs at about ``lcut``'s speed (bench/results/throughput.md).
 
 >>> import jieba
 >>> tokenizer = jieba.Tokenizer()

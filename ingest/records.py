@@ -1,4 +1,4 @@
-"""Structured records (seed relational-db-dedup.txt): per-field modes and weights.
+"""Structured records: per-field modes and weights.
 
 Each field of a record has a mode:
 

@@ -1,7 +1,7 @@
 """Weighted SimHash, vectorised: xxh3_64 feature hashes → ±weight per bit → sign → 64 bits.
 
-Several fingerprints per document (one per seed) give independent chances to share a block
-(DESIGN §3 "Amplify"); seed 0 is the document's main fingerprint. Each feature is hashed once with
+Several fingerprints per document (one per seed) give independent chances to share a block;
+seed 0 is the document's main fingerprint. Each feature is hashed once with
 xxh3_64; the hash for seed s > 0 is that value remixed by splitmix64 with a seed constant, which is
 vectorised (numpy) and so costs almost nothing per extra seed.
 

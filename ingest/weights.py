@@ -1,4 +1,4 @@
-"""Feature weights: ``w(t) = tf · idf · w_pos · w_len · w_signal · w_title`` (DESIGN §2.3).
+"""Feature weights: ``w(t) = tf · idf · w_pos · w_len · w_signal · w_title``.
 
 Every factor can be switched off in :class:`WeightConfig`, so the evaluation can show what each buys.
 
@@ -53,7 +53,7 @@ DEFAULT_POS_WEIGHTS: Mapping[str, float] = {
     "x": 0.5,
 }
 
-# seed simhash-large-scale-dedup.txt §2.2: term lengths fitted to N(4.51, 2.207²)
+# the length distribution of Chinese terms, fitted as N(4.51, 2.207²)
 _LEN_MU = 4.51
 _LEN_SIGMA = 2.207
 
@@ -143,8 +143,8 @@ def fit_idf(documents: Iterable[Sequence[str]]) -> IdfTable:
 def length_weight(length: int, mode: LengthMode, shortest: int = 1, longest: int = 1) -> float:
     """Word-length factor.
 
-    ``minmax`` (seed improved-simhash-weights.txt §3.2.1): ``1 + (len − min) / (max − min)`` over the
-    document's words; ``normal`` (seed simhash-large-scale-dedup.txt, eq. 6): ``1 + N(len; 4.51, 2.207)``
+    ``minmax``: ``1 + (len − min) / (max − min)`` over the
+    document's words; ``normal``: ``1 + N(len; 4.51, 2.207)``
     scaled so its peak is 1.
 
     >>> length_weight(1, "minmax", 1, 5), length_weight(5, "minmax", 1, 5)

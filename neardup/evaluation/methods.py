@@ -12,18 +12,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-import xxhash
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from neardup.ingest.cluster import cluster_records
-from neardup.ingest.fingerprint import FingerprintConfig
-from neardup.ingest.normalize import content_chars, normalize
+from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
+from neardup.ingest.fingerprint import Prepared as FingerprintInput
 from neardup.ingest.segment import Segmenter
-from neardup.ingest.simhash import simhash
-from neardup.ingest.sketch import shingle_sketch
 from neardup.ingest.verify import VerifyConfig
-from neardup.ingest.weights import IdfTable, WeightConfig, fit_idf, weigh
+from neardup.ingest.weights import IdfTable, WeightConfig, fit_idf
 
 from .metrics import Scores, pairwise_scores
 from .sets import Doc
@@ -33,16 +30,20 @@ __all__ = ["Prepared", "Result", "prepare", "run_methods"]
 
 @dataclass(frozen=True)
 class Prepared:
-    """Per document: kept words, signalled words, title words, content characters, sketch, exact hash."""
+    """The documents of a set after the weight-independent stages of the fingerprinter, with their
+    labels; every method below starts from these."""
 
-    words: list[list[str]]
-    signalled: list[frozenset[str]]
-    titles: list[frozenset[str]]
-    chars: list[str]
-    sketches: list[npt.NDArray[np.uint32]]
-    exact: list[str]
+    docs: list[FingerprintInput]
     groups: list[str]
-    tag: Callable[[str], str]
+    segmenter: Segmenter
+
+    @property
+    def words(self) -> list[list[str]]:
+        return [d.words for d in self.docs]
+
+    @property
+    def chars(self) -> list[str]:
+        return [d.chars for d in self.docs]
 
 
 @dataclass(frozen=True)
@@ -52,45 +53,18 @@ class Result:
     seconds: float
 
 
-@dataclass(frozen=True)
-class _Rec:
-    fingerprints: tuple[int, ...]
-    sketch: npt.NDArray[np.uint32]
-    exact: str
-    status: str
-    meta: npt.NDArray[np.uint32] | None = None
-
-    @property
-    def fingerprint(self) -> int:
-        return self.fingerprints[0] if self.fingerprints else 0
-
-
 def prepare(docs: Sequence[Doc], segmenter: Segmenter, fold: bool = FingerprintConfig.fold_script) -> Prepared:
-    words, signalled, titles, chars, sketches, exact = [], [], [], [], [], []
-    for d in docs:
-        normalized = normalize(d.text, fold)
-        seg = segmenter.segment(normalized, signals=True)
-        words.append(seg.words)
-        signalled.append(seg.signalled)
-        titles.append(frozenset(segmenter.segment(normalize(d.title, fold)).words))
-        c = content_chars(normalized)
-        chars.append(c)
-        sketches.append(shingle_sketch(c))
-        exact.append(xxhash.xxh3_64_hexdigest(c.encode()))
-    return Prepared(words, signalled, titles, chars, sketches, exact, [d.group for d in docs], segmenter.tag)
+    fingerprinter = Fingerprinter(FingerprintConfig(fold_script=fold), IdfTable.jieba_default(), segmenter)
+    prepared = fingerprinter.prepare_many([(d.text, d.title) for d in docs], every_factor=True)
+    return Prepared(prepared, [d.group for d in docs], segmenter)
 
 
-def _records(p: Prepared, idf: IdfTable, weights: WeightConfig, seeds: int, min_chars: int = 10) -> list[_Rec]:
-    out = []
-    seed_list = tuple(range(seeds))
-    factors: dict[str, float] = {}
-    for k in range(len(p.words)):
-        w = weigh(p.words[k], p.tag, idf, weights, p.titles[k], p.signalled[k], factors)
-        if len(p.chars[k]) < min_chars or len(w) < 3:
-            out.append(_Rec((), p.sketches[k], p.exact[k], "too_short"))
-        else:
-            out.append(_Rec(tuple(simhash(w, seed_list)), p.sketches[k], p.exact[k], "ok"))
-    return out
+def _records(p: Prepared, idf: IdfTable, weights: WeightConfig, seeds: int) -> list[Record]:
+    """The fingerprints of ``p`` under another weight configuration and seed count, by the fingerprinter itself."""
+    records: list[Record] = Fingerprinter(FingerprintConfig(weights=weights, seeds=seeds), idf, p.segmenter).records(
+        p.docs
+    )
+    return records
 
 
 def _components(n: int, i: Sequence[int], j: Sequence[int]) -> npt.NDArray[np.int32]:
@@ -108,7 +82,7 @@ def _neardup(
 
 
 def _plain_tf_simhash(p: Prepared, idf: IdfTable) -> list[int]:
-    """The seeds' "traditional SimHash": TF weights, one fingerprint, Hamming <= 3, transitive closure."""
+    """Traditional SimHash: TF weights, one fingerprint, Hamming <= 3, transitive closure."""
     tf_only = WeightConfig(idf=False, pos=False, length="off", signal=False, title=False)
     recs = _records(p, idf, tf_only, 1)
     hamming_only = VerifyConfig(use_sketch=False)
@@ -142,7 +116,7 @@ def _minhash_lsh(p: Prepared, threshold: float = 0.5) -> list[int]:
 
 
 def _exact(p: Prepared) -> list[str]:
-    return list(p.exact)
+    return [d.exact for d in p.docs]
 
 
 def run_methods(p: Prepared, corpus_idf: bool = True, only: Sequence[str] | None = None) -> list[Result]:

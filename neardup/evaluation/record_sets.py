@@ -1,13 +1,13 @@
 """Labelled sets for structured records and metadata, built from People's Daily text.
 
-``petition_rows``: rows of a petitions-like table (seed relational-db-dedup.txt): category, district,
+``petition_rows``: rows of a petitions-like table: category, district,
 the district office's long standard notice printed on every row, date, submitter (often null), notes
 (mostly null) and the complaint text (one or two paragraphs of an article). Re-submissions repeat a
 complaint with reprint-style edits, the same category and district, another date, sometimes a missing
 submitter. Rows of one district share the office notice: treated as one text blob, that shared text
 pulls unrelated short complaints together; per-field weights can leave it out.
 
-``tagged_docs``: documents with tags (seed simhash-large-scale-dedup.txt §2.1). Reprints keep their
+``tagged_docs``: documents with tags. Reprints keep their
 original's tags (one may be dropped or added); hard negatives are short announcements printed inside
 one long standard template, different in subject and tags: their texts are near-identical, their
 metadata are not.

@@ -21,7 +21,7 @@ from neardup.service import create_app
 pytestmark = pytest.mark.es
 
 CHROMIUM = os.environ.get("NEARDUP_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-SHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 INDEX = "test-web-news"
 
 if CHROMIUM is None:

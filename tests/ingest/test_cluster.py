@@ -1,14 +1,65 @@
-"""The candidate rule, verification and the assignment rule as the offline clustering and flagging share them
-(:mod:`neardup.ingest.cluster`)."""
+"""Offline clustering (:mod:`neardup.ingest.cluster`): candidate pairs and planted near-duplicates."""
 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.evaluation.corpus import load_peoples_daily
-from neardup.ingest.cluster import Option, choose, cluster_records, record_candidate_pairs, verified_pairs
+from neardup.ingest import bits
+from neardup.ingest.cluster import (
+    Option,
+    candidate_pairs,
+    choose,
+    cluster_fingerprints,
+    cluster_records,
+    exact_candidate_pairs,
+    record_candidate_pairs,
+    verified_pairs,
+)
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import Match, VerifyConfig
+
+u64 = st.integers(min_value=0, max_value=2**64 - 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(u64, min_size=2, max_size=40), st.data())
+def test_candidate_pairs_contain_every_pair_within_three_bits(values: list[int], data: st.DataObject) -> None:
+    # plant a neighbour of the first value
+    flips = data.draw(st.lists(st.integers(0, 63), max_size=3, unique=True))
+    planted = values[0]
+    for f in flips:
+        planted ^= 1 << f
+    fps = np.array([*values, planted], dtype=np.uint64)
+    i, j = candidate_pairs(fps.reshape(-1, 1), max_bucket=2)  # tiny buckets: sub-blocks must still find them
+    pairs = set(zip(i.tolist(), j.tolist(), strict=True))
+    exact = {
+        (min(a, b), max(a, b))
+        for x, y in exact_candidate_pairs(fps)
+        for a, b in zip(x.tolist(), y.tolist(), strict=True)
+    }
+    n = fps.size
+    for a in range(n):
+        for b in range(a + 1, n):
+            if bits.hamming(int(fps[a]), int(fps[b])) <= 3:
+                assert (a, b) in pairs
+                assert (a, b) in exact
+
+
+def test_cluster_finds_all_planted_near_duplicates() -> None:
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 2**63, size=2000, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    planted = base[:200].copy()
+    for k in range(200):
+        for f in rng.choice(64, size=int(rng.integers(0, 4)), replace=False):
+            planted[k] ^= np.uint64(1) << np.uint64(int(f))
+    fps = np.concatenate([base, planted])
+    a = cluster_fingerprints(fps, max_distance=3)
+    for k in range(200):
+        assert a.cluster[2000 + k] == a.cluster[k]
+    assert len(set(a.cluster.tolist())) == 2000
 
 
 def _opt(target: str, cluster: str, similarity: float, distance: int, order: int) -> Option[str]:

@@ -29,7 +29,7 @@ from neardup.integrations.kibana import (
 )
 from neardup.service import create_app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OBJECTS = saved_objects_path()
 
 

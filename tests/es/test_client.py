@@ -1,0 +1,79 @@
+"""Index set-up (:mod:`neardup.es.client`) against the real Elasticsearch: every neardup.* field reads back as
+shipped; the per-index field configuration is cached."""
+
+from __future__ import annotations
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from neardup import mappings
+from neardup.errors import UsageError
+from neardup.es.client import RecordConfigs, setup_index, write_record_config
+
+pytestmark = pytest.mark.es
+
+
+def test_setup_creates_index_with_every_neardup_field(es: Elasticsearch, index_name: str) -> None:
+    assert setup_index(es, index_name) is True
+    es.index(
+        index=index_name,
+        id="a",
+        document={
+            "title": "标题",
+            "text": "正文",
+            "neardup": {"fingerprint": -1, "cluster": "a", "b0": "ffff"},
+        },
+        refresh=True,
+    )
+    got = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]["neardup"]
+    expected = mappings.neardup_fields()
+    assert set(got["properties"]) == set(expected)
+    for name, spec in expected.items():
+        assert got["properties"][name]["type"] == spec["type"], name
+    assert got["dynamic"] == "strict"
+
+
+def test_setup_is_idempotent_and_prepares_existing_index(es: Elasticsearch, index_name: str) -> None:
+    es.indices.create(index=index_name, mappings={"properties": {"body": {"type": "text"}}})
+    assert setup_index(es, index_name) is False
+    assert setup_index(es, index_name) is False
+    props = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]
+    assert props["body"]["type"] == "text"
+    assert props["neardup"]["properties"]["cluster"]["type"] == "keyword"
+
+
+def test_strict_neardup_object_rejects_unknown_fields(es: Elasticsearch, index_name: str) -> None:
+    setup_index(es, index_name)
+    with pytest.raises(Exception, match="strict_dynamic_mapping_exception"):
+        es.index(index=index_name, document={"neardup": {"typo_field": 1}})
+
+
+def test_invalid_index_name_is_refused_before_any_request(es: Elasticsearch) -> None:
+    with pytest.raises(UsageError):
+        setup_index(es, "Bad*Name")
+
+
+pytestmark = pytest.mark.es
+
+FIELDS = {"fields": {"body": {"mode": "text"}, "tags": {"mode": "set"}}}
+OTHER = {"fields": {"body": {"mode": "text"}, "kind": {"mode": "value"}}}
+
+
+def test_configuration_is_cached_for_ttl_and_a_local_write_is_seen_at_once(es: Elasticsearch, index_name: str) -> None:
+    setup_index(es, index_name)
+    now = [0.0]
+    configs = RecordConfigs(es, ttl=30.0, clock=lambda: now[0])
+    assert configs.get(index_name) is None
+    configs.write(index_name, FIELDS)
+    first = configs.get(index_name)
+    assert first is not None and set(first.fields) == {"body", "tags"}
+
+    write_record_config(es, index_name, OTHER)  # another process changes it
+    now[0] = 29.0
+    assert configs.get(index_name) == first  # still cached: no GET _mapping per request
+    now[0] = 31.0
+    changed = configs.get(index_name)
+    assert changed is not None and set(changed.fields) == {"body", "kind"}
+
+    configs.write(index_name, None)
+    assert configs.get(index_name) is None

@@ -1,0 +1,68 @@
+"""The metadata MinHash (:mod:`neardup.ingest.metadata`) and the combined score."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.evaluation.record_sets import template_text
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.metadata import meta_jaccard, meta_signature
+from neardup.ingest.records import RecordConfig
+from neardup.ingest.verify import VerifyConfig, verify
+
+FIELDS = RecordConfig.parse(
+    {
+        "fields": {
+            "complaint": {"mode": "text"},
+            "category": {"mode": "value", "weight": 2},
+            "district": {"mode": "value", "weight": 2},
+            "office": {"mode": "ignore"},
+            "tags": {"mode": "set"},
+        }
+    }
+)
+
+
+BODY = (
+    "小区门口的垃圾已经堆放了半个多月，一直无人清理，夏天气味很大，严重影响居民出行和环境卫生，希望有关部门尽快处理。"
+)
+
+
+@pytest.fixture(scope="module")
+def fp() -> Fingerprinter:
+    return Fingerprinter.default()
+
+
+def test_metadata_decides_between_look_alike_texts(fp: Fingerprinter) -> None:
+    """Two announcements in one long template (content Jaccard ~0.6): content alone joins them, the
+    combined score keeps them apart unless their tags agree."""
+    config = FIELDS.verify_config(VerifyConfig())
+    sports = template_text("春季运动会报名", "报名时间为三月一日至三月十日，各学院统一组织报名")
+    library = template_text("图书馆闭馆维修", "图书馆将于四月份闭馆维修一个月，请读者提前归还图书")
+    a = fp.fingerprint_record({"complaint": sports, "tags": ["体育", "通知"]}, FIELDS)
+    reprint = fp.fingerprint_record({"complaint": sports.replace("认真", "仔细"), "tags": ["体育", "通知"]}, FIELDS)
+    look_alike = fp.fingerprint_record({"complaint": library, "tags": ["图书馆", "维修"]}, FIELDS)
+    assert verify(a, look_alike, VerifyConfig()) is not None  # content alone would join them
+    assert verify(a, look_alike, config) is None
+    assert verify(a, reprint, config) is not None
+    same_text_other_tags = fp.fingerprint_record({"complaint": sports, "tags": ["图书馆", "维修"]}, FIELDS)
+    assert verify(a, same_text_other_tags, config) is not None  # identical text still wins at μ = 0.8
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sets(st.text(min_size=1, max_size=6), min_size=1, max_size=30),
+    st.sets(st.text(min_size=1, max_size=6), max_size=30),
+)
+def test_meta_jaccard_estimates_the_set_jaccard(a: set[str], b: set[str]) -> None:
+    sa, sb = meta_signature({"t": a}), meta_signature({"t": b})
+    ta = {f"t={x}" for x in a if x.strip()}
+    tb = {f"t={x}" for x in b if x.strip()}
+    if sa is None or sb is None:
+        assert not ta or not tb
+        return
+    true = len(ta & tb) / len(ta | tb)
+    assert abs(meta_jaccard(sa, sb) - true) <= 0.25  # 128 permutations: a loose, always-true bound
+    assert meta_jaccard(sa, sa) == 1.0
