@@ -20,6 +20,8 @@ from elasticsearch import Elasticsearch
 
 from neardup import node as esnode
 from neardup.config import default_home
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.records import RecordConfig
 
 
 @dataclass
@@ -132,3 +134,25 @@ def index_name(es: Elasticsearch) -> Iterator[str]:
     yield name
     es.indices.delete(index=name, ignore_unavailable=True)
     es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{name}")
+
+
+@pytest.fixture(scope="session")
+def fp() -> Fingerprinter:
+    """The default fingerprinter (its tables load once per session)."""
+    return Fingerprinter.default()
+
+
+@pytest.fixture(scope="session")
+def complaint_fields() -> RecordConfig:
+    """A field configuration of complaint rows: text, two values ×2, an ignored notice, a tag set."""
+    return RecordConfig.parse(
+        {
+            "fields": {
+                "complaint": {"mode": "text"},
+                "category": {"mode": "value", "weight": 2},
+                "district": {"mode": "value", "weight": 2},
+                "office": {"mode": "ignore"},
+                "tags": {"mode": "set"},
+            }
+        }
+    )

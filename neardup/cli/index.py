@@ -30,7 +30,15 @@ from neardup.service.server import serve
 from .common import reports_errors
 from .offline import InputDoc, read_jsonl
 
-__all__ = ["COMMANDS"]
+__all__ = [
+    "dedupe_cmd",
+    "import_cmd",
+    "index_cmd",
+    "kibana",
+    "reconcile_cmd",
+    "serve_cmd",
+    "setup_cmd",
+]
 
 _es_url = click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
 
@@ -294,6 +302,3 @@ def import_cmd(
 def _bad_rows(rows: list[Any]) -> None:
     for bad in rows:
         click.echo(f"  skipped row {bad.row} (id {bad.id}): {bad.problem}", err=True)
-
-
-COMMANDS = (setup_cmd, index_cmd, dedupe_cmd, reconcile_cmd, import_cmd, serve_cmd, kibana)

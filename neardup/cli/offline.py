@@ -29,7 +29,7 @@ from neardup.ingest.weights import IdfTable, fit_idf
 
 from .common import fail
 
-__all__ = ["COMMANDS", "InputDoc", "fingerprint_all", "read_jsonl"]
+__all__ = ["InputDoc", "cluster_cmd", "eval_cmd", "fingerprint_all", "fingerprint_cmd", "idf", "read_jsonl"]
 
 _R = TypeVar("_R")
 
@@ -262,6 +262,3 @@ def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str,
     click.echo(report.table())
     if output is not None:
         output.write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
-
-
-COMMANDS = (fingerprint_cmd, cluster_cmd, idf, eval_cmd)

@@ -24,11 +24,6 @@ GOLDEN = [
 ]
 
 
-@pytest.fixture(scope="module")
-def fp() -> Fingerprinter:
-    return Fingerprinter.default()
-
-
 def test_version_is_pinned(fp: Fingerprinter) -> None:
     assert fp.version == "nd3-b3b85401"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,42 +11,22 @@ from neardup.ingest.metadata import meta_jaccard, meta_signature
 from neardup.ingest.records import RecordConfig
 from neardup.ingest.verify import VerifyConfig, verify
 
-FIELDS = RecordConfig.parse(
-    {
-        "fields": {
-            "complaint": {"mode": "text"},
-            "category": {"mode": "value", "weight": 2},
-            "district": {"mode": "value", "weight": 2},
-            "office": {"mode": "ignore"},
-            "tags": {"mode": "set"},
-        }
-    }
-)
 
-
-BODY = (
-    "小区门口的垃圾已经堆放了半个多月，一直无人清理，夏天气味很大，严重影响居民出行和环境卫生，希望有关部门尽快处理。"
-)
-
-
-@pytest.fixture(scope="module")
-def fp() -> Fingerprinter:
-    return Fingerprinter.default()
-
-
-def test_metadata_decides_between_look_alike_texts(fp: Fingerprinter) -> None:
+def test_metadata_decides_between_look_alike_texts(fp: Fingerprinter, complaint_fields: RecordConfig) -> None:
     """Two announcements in one long template (content Jaccard ~0.6): content alone joins them, the
     combined score keeps them apart unless their tags agree."""
-    config = FIELDS.verify_config(VerifyConfig())
+    config = complaint_fields.verify_config(VerifyConfig())
     sports = template_text("春季运动会报名", "报名时间为三月一日至三月十日，各学院统一组织报名")
     library = template_text("图书馆闭馆维修", "图书馆将于四月份闭馆维修一个月，请读者提前归还图书")
-    a = fp.fingerprint_record({"complaint": sports, "tags": ["体育", "通知"]}, FIELDS)
-    reprint = fp.fingerprint_record({"complaint": sports.replace("认真", "仔细"), "tags": ["体育", "通知"]}, FIELDS)
-    look_alike = fp.fingerprint_record({"complaint": library, "tags": ["图书馆", "维修"]}, FIELDS)
+    a = fp.fingerprint_record({"complaint": sports, "tags": ["体育", "通知"]}, complaint_fields)
+    reprint = fp.fingerprint_record(
+        {"complaint": sports.replace("认真", "仔细"), "tags": ["体育", "通知"]}, complaint_fields
+    )
+    look_alike = fp.fingerprint_record({"complaint": library, "tags": ["图书馆", "维修"]}, complaint_fields)
     assert verify(a, look_alike, VerifyConfig()) is not None  # content alone would join them
     assert verify(a, look_alike, config) is None
     assert verify(a, reprint, config) is not None
-    same_text_other_tags = fp.fingerprint_record({"complaint": sports, "tags": ["图书馆", "维修"]}, FIELDS)
+    same_text_other_tags = fp.fingerprint_record({"complaint": sports, "tags": ["图书馆", "维修"]}, complaint_fields)
     assert verify(a, same_text_other_tags, config) is not None  # identical text still wins at μ = 0.8
 
 

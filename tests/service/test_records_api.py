@@ -5,19 +5,6 @@ from __future__ import annotations
 import pytest
 
 from neardup.evaluation.record_sets import template_text
-from neardup.ingest.records import RecordConfig
-
-FIELDS = RecordConfig.parse(
-    {
-        "fields": {
-            "complaint": {"mode": "text"},
-            "category": {"mode": "value", "weight": 2},
-            "district": {"mode": "value", "weight": 2},
-            "office": {"mode": "ignore"},
-            "tags": {"mode": "set"},
-        }
-    }
-)
 
 
 @pytest.mark.es
