@@ -89,6 +89,9 @@ class Segmenter:
         """jieba's default dictionary, neardup's shipped stopword and signal-word lists."""
         dict_path = os.path.join(os.path.dirname(jieba.__file__), jieba.DEFAULT_DICT_NAME)
         tokenizer = jieba.Tokenizer()
+        # jieba caches its parsed dictionary as /tmp/jieba.cache; a file another user made there cannot be
+        # replaced (sticky /tmp), and jieba then prints a traceback on every start: one cache per user
+        tokenizer.cache_file = f"jieba.u{os.getuid() if hasattr(os, 'getuid') else 0}.cache"
         tokenizer.initialize()
         return cls(
             tokenizer,
