@@ -5,7 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHES = ["bench.throughput", "bench.cluster_1m", "bench.lookup_latency", "bench.lookup_real", "bench.service_eval"]
+BENCHES = [
+    "bench.throughput",
+    "bench.cluster_1m",
+    "bench.lookup_latency",
+    "bench.lookup_real",
+    "bench.service_eval",
+    "bench.largest_request",
+]
 
 
 def main() -> None:

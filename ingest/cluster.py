@@ -5,7 +5,11 @@ The same algorithm serves ``neardup cluster`` (a file), ``neardup dedupe`` (an e
 
 1. **Candidates**: for every seed and each of the 4 blocks, sort the 16-bit block values and pair
    documents with equal values. An oversized bucket (more than ``max_bucket`` members) is split again
-   by 12-bit sub-blocks of the other 48 bits.
+   by 12-bit sub-blocks of the other 48 bits. Within a bucket a document is paired with at most
+   ``window`` earlier members (the nearest before it), and of all its pairs it keeps the
+   ``max_candidates`` sharing the most (seed, block) tokens, as the lookup in Elasticsearch ranks
+   them; so the work grows linearly with the number of documents even when thousands of them are
+   alike (boilerplate, a flood of copies).
 2. **Verify**: each candidate pair is checked (Hamming only, or Hamming + shingle sketch).
 3. **Assign** in document order, as ingest does (:func:`choose`, the one assignment rule): a document
    joins the cluster of its nearest verified earlier match, provided it is still close to that
@@ -53,6 +57,10 @@ __all__ = [
 
 I64 = npt.NDArray[np.int64]
 DEFAULT_MAX_BUCKET = 256
+#: how many earlier members of one bucket a document is paired with
+DEFAULT_WINDOW = 64
+#: how many candidates a document keeps (those sharing the most block tokens)
+DEFAULT_MAX_CANDIDATES = 64
 K = TypeVar("K", bound=Hashable)
 
 
@@ -67,12 +75,13 @@ class Assignment:
     similarity: npt.NDArray[np.float32]
 
 
-def _pairs_in_runs(positions: I64, sorted_keys: npt.NDArray[np.uint64]) -> tuple[I64, I64]:
-    """All pairs of ``positions`` whose (already sorted) keys are equal."""
+def _pairs_in_runs(positions: I64, sorted_keys: npt.NDArray[np.uint64], window: int | None = None) -> tuple[I64, I64]:
+    """All pairs of ``positions`` whose (already sorted) keys are equal; with ``window``, each position
+    only with the ``window`` positions before it in its run."""
     out_a: list[I64] = []
     out_b: list[I64] = []
     d = 1
-    while d < sorted_keys.size:
+    while d < sorted_keys.size and (window is None or d <= window):
         idx = np.flatnonzero(sorted_keys[d:] == sorted_keys[:-d])
         if idx.size == 0:
             break
@@ -85,22 +94,23 @@ def _pairs_in_runs(positions: I64, sorted_keys: npt.NDArray[np.uint64]) -> tuple
 
 
 def _bucket_pairs(
-    keys: npt.NDArray[np.uint64], members: I64, rest: npt.NDArray[np.uint64], max_bucket: int
+    keys: npt.NDArray[np.uint64], members: I64, rest: npt.NDArray[np.uint64], max_bucket: int, window: int
 ) -> tuple[I64, I64]:
-    """Pairs among ``members`` with equal ``keys``. A bucket over ``max_bucket`` is split by the 12-bit
-    sub-blocks of ``rest`` (the other 48 bits): its pairs need an equal sub-block too."""
+    """Pairs among ``members`` (ascending) with equal ``keys``, each member with at most ``window`` earlier
+    ones. A bucket over ``max_bucket`` is split by the 12-bit sub-blocks of ``rest`` (the other 48 bits):
+    its pairs need an equal sub-block too."""
     order = members[np.argsort(keys[members], kind="stable")]
     k = keys[order]
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     sizes = np.diff(np.r_[starts, k.size])
     big = np.repeat(sizes > max_bucket, sizes)
-    outs = [_pairs_in_runs(order[~big], k[~big])]
+    outs = [_pairs_in_runs(order[~big], k[~big], window)]
     big_order = order[big]
     for j in range(4 if big_order.size else 0):
         sub = (rest[big_order] >> np.uint64(12 * (3 - j))) & np.uint64(0xFFF)
         combined = (keys[big_order] << np.uint64(12)) | sub
         o = np.argsort(combined, kind="stable")
-        outs.append(_pairs_in_runs(big_order[o], combined[o]))
+        outs.append(_pairs_in_runs(big_order[o], combined[o], window))
     return np.concatenate([p[0] for p in outs]), np.concatenate([p[1] for p in outs])
 
 
@@ -108,6 +118,7 @@ def iter_candidate_pairs(
     fingerprints: npt.NDArray[np.uint64],
     valid: npt.NDArray[np.bool_] | None = None,
     max_bucket: int = DEFAULT_MAX_BUCKET,
+    window: int = DEFAULT_WINDOW,
 ) -> Iterator[tuple[I64, I64]]:
     """Candidate pairs of rows of ``fingerprints`` (shape (n, seeds), uint64) sharing a block under the
     same seed, one (seed, block) table at a time and not deduplicated across tables, so a caller can
@@ -121,7 +132,7 @@ def iter_candidate_pairs(
             keys = (col >> shift) & np.uint64(0xFFFF)
             low = col & ((np.uint64(1) << shift) - np.uint64(1))
             rest = ((col >> (shift + np.uint64(16))) << shift) | low if blk else low
-            yield _bucket_pairs(keys, members, rest, max_bucket)
+            yield _bucket_pairs(keys, members, rest, max_bucket, window)
 
 
 def unique_pairs(a: I64, b: I64, n: int) -> tuple[I64, I64]:
@@ -140,14 +151,26 @@ def candidate_pairs(
     fingerprints: npt.NDArray[np.uint64],
     valid: npt.NDArray[np.bool_] | None = None,
     max_bucket: int = DEFAULT_MAX_BUCKET,
+    window: int = DEFAULT_WINDOW,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
 ) -> tuple[I64, I64]:
-    """All unique candidate pairs (i < j); see :func:`iter_candidate_pairs`."""
-    chunks = list(iter_candidate_pairs(fingerprints, valid, max_bucket))
+    """Unique candidate pairs (i < j) of :func:`iter_candidate_pairs`; each later document ``j`` keeps the
+    ``max_candidates`` earlier ones sharing the most tables (ties: the nearer one), sorted by (i, j)."""
+    n = fingerprints.shape[0]
+    chunks = [
+        np.minimum(a, b) * np.int64(n) + np.maximum(a, b)
+        for a, b in iter_candidate_pairs(fingerprints, valid, max_bucket, window)
+    ]
     if not chunks:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    a = np.concatenate([c[0] for c in chunks])
-    b = np.concatenate([c[1] for c in chunks])
-    return unique_pairs(a, b, fingerprints.shape[0])
+    packed, shared = np.unique(np.concatenate(chunks), return_counts=True)
+    i, j = packed // n, packed % n
+    order = np.lexsort((-i, -shared, j))  # per later document: most shared first, then the nearer
+    j_sorted = j[order]
+    starts = np.flatnonzero(np.r_[True, j_sorted[1:] != j_sorted[:-1]])
+    rank = np.arange(j_sorted.size) - np.repeat(starts, np.diff(np.r_[starts, j_sorted.size]))
+    keep = np.sort(order[rank < max_candidates])
+    return i[keep], j[keep]
 
 
 @dataclass(frozen=True)

@@ -41,11 +41,18 @@ class DocumentIn(Schema):
 
 class DocumentsQuery(Schema):
     refresh = String(load_default="wait_for", validate=OneOf(["true", "false", "wait_for"]))
+    keep_accepted = Boolean(
+        load_default=False,
+        data_key="partial",
+        metadata={
+            "description": "keep the items Elasticsearch accepts when it refuses others (default: all or nothing)"
+        },
+    )
 
 
 class ItemOut(Schema):
     id = String()
-    status = String(metadata={"description": "created, updated or error"})
+    status = String(metadata={"description": "created, updated, error, or not_written (the batch was undone)"})
     cluster = String(allow_none=True)
     duplicate_of = String(allow_none=True)
     distance = Integer(allow_none=True)

@@ -38,9 +38,9 @@ def load_demo(settings: Settings, index: str = "demo-news") -> dict[str, Any]:
     for k in range(0, len(docs), BATCH):
         chunk = [Incoming(d.id, d.text, d.title) for d in docs[k : k + BATCH]]
         items = index_batch(client, index, chunk, fingerprinter, config)
-        written += sum(1 for i in items if i.status != "error")
+        written += sum(1 for i in items if i.written)
         duplicates += sum(1 for i in items if i.duplicate_of)
-        errors += sum(1 for i in items if i.status == "error")
+        errors += sum(1 for i in items if not i.written)
     return {"index": index, "indexed": written, "duplicates": duplicates, "errors": errors}
 
 

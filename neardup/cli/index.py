@@ -110,7 +110,7 @@ def index_cmd(
     client = make_client(Settings.from_env(es_url=es_url))
     setup_index(client, index)
     fingerprinter = Fingerprinter.default()
-    config = IngestConfig()
+    config = IngestConfig(atomic=False)  # refused lines are reported one by one; the others stay
     bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
     written = duplicates = failed = 0
     started = time.perf_counter()
@@ -129,7 +129,7 @@ def index_cmd(
                     err=True,
                 )
                 raise
-            written += sum(1 for i in items if i.status != "error")
+            written += sum(1 for i in items if i.written)
             duplicates += sum(1 for i in items if i.duplicate_of)
             for item in items:
                 if item.status == "error":

@@ -19,6 +19,8 @@ __all__ = ["get_cluster", "list_clusters", "overview", "search"]
 
 _PRECISION = 40000  # cardinality is exact (within hash collisions) below this many clusters
 _SNIPPET = 300
+#: the most characters of a field Elasticsearch analyses to highlight it (its index limit is 1,000,000)
+MAX_ANALYZED_OFFSET = 999_999
 
 
 def _user_query(q: str) -> dict[str, Any]:
@@ -44,7 +46,12 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
         "size": size,
         "from": from_,
         "_source": ["title", "text", _CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)],
-        "highlight": {"fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}}},
+        "highlight": {
+            "fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}},
+            # a field longer than the index's highlight limit (1M characters by default) fails the whole
+            # search; with this set, Elasticsearch highlights within the first part of it instead
+            "max_analyzed_offset": MAX_ANALYZED_OFFSET,
+        },
         "track_total_hits": True,
     }
     if hide_duplicates:
@@ -64,8 +71,8 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
             {
                 "id": h["_id"],
                 "score": h.get("_score"),
-                "cluster": nd.get("cluster"),
-                "duplicate_of": nd.get("duplicate_of"),
+                "cluster": nd.get(schema.CLUSTER),
+                "duplicate_of": nd.get(schema.DUPLICATE_OF),
                 "duplicates_hidden": hidden,
                 "title": src.get("title"),
                 "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
@@ -138,12 +145,12 @@ def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 100
                 "title": src.get("title"),
                 "text": src.get("text"),
                 "canonical": h["_id"] == cluster,
-                "duplicate_of": nd.get("duplicate_of"),
-                "distance": nd.get("distance"),
-                "similarity": nd.get("similarity"),
+                "duplicate_of": nd.get(schema.DUPLICATE_OF),
+                "distance": nd.get(schema.DISTANCE),
+                "similarity": nd.get(schema.SIMILARITY),
                 "distance_to_canonical": to_canonical,
-                "indexed_at": nd.get("indexed_at"),
-                "status": nd.get("status"),
+                "indexed_at": nd.get(schema.INDEXED_AT),
+                "status": nd.get(schema.STATUS),
             }
         )
     members.sort(key=lambda m: (not m["canonical"], m["indexed_at"] or "", m["id"]))

@@ -11,16 +11,29 @@ neardup.es.documents.DocumentError: field 'neardup.anything' is reserved for nea
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from neardup.errors import NeardupError
 from neardup.mappings import schema
 
-__all__ = ["MAX_ID_BYTES", "DocumentError", "DocumentFields", "Incoming", "validate_document"]
+__all__ = [
+    "MAX_FIELDS",
+    "MAX_ID_BYTES",
+    "MAX_OBJECT_DEPTH",
+    "DocumentError",
+    "DocumentFields",
+    "Incoming",
+    "validate_document",
+]
 
 #: Elasticsearch refuses longer ids
 MAX_ID_BYTES = 512
+#: Elasticsearch's default ``index.mapping.depth.limit``: objects nested deeper are refused
+MAX_OBJECT_DEPTH = 20
+#: Elasticsearch's default ``index.mapping.total_fields.limit``
+MAX_FIELDS = 1000
 
 
 class DocumentError(NeardupError):
@@ -69,6 +82,10 @@ def validate_document(
     for key in obj:
         if schema.is_reserved(key):
             raise DocumentError(f"field {key!r} is reserved for neardup's own fields")
+        if isinstance(key, str) and key.startswith("_"):
+            raise DocumentError(f"field {key!r}: names starting with '_' are Elasticsearch's metadata fields")
+    if _fields(obj, "", 1) > MAX_FIELDS:
+        raise DocumentError(f"the document has more than {MAX_FIELDS} fields (Elasticsearch's limit per index)")
     doc_id = _doc_id(obj.get(fields.id), fields.id, default_id)
     if fields.text is None:
         return Incoming(doc_id, None, None, {k: v for k, v in obj.items() if k != fields.id})
@@ -84,6 +101,25 @@ def validate_document(
         raise DocumentError(f"field {fields.title!r} must be a string, got {type(title).__name__}")
     rest = {k: v for k, v in obj.items() if k not in {fields.id, fields.text, fields.title}}
     return Incoming(doc_id, text, title, rest)
+
+
+def _fields(value: Any, path: str, depth: int) -> int:
+    """How many leaf fields ``value`` adds; :class:`DocumentError` for what Elasticsearch would refuse
+    (a field name it cannot map, an object nested too deep, a number that is not finite)."""
+    if isinstance(value, dict):
+        if depth > MAX_OBJECT_DEPTH:
+            raise DocumentError(f"field {path!r} nests objects deeper than {MAX_OBJECT_DEPTH} levels")
+        count = 0
+        for key, inner in value.items():
+            if not key.strip() or key.startswith(".") or key.endswith(".") or ".." in key:
+                raise DocumentError(f"field name {key!r} (in {path or 'the document'}) cannot be mapped")
+            count += _fields(inner, f"{path}.{key}" if path else key, depth + 1)
+        return count
+    if isinstance(value, list):
+        return max((_fields(v, path, depth) for v in value), default=1)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DocumentError(f"field {path!r} is {value}, not a finite number")
+    return 1
 
 
 def _doc_id(raw: Any, name: str, default: str | None) -> str:

@@ -9,18 +9,23 @@ same batch (:func:`neardup.ingest.cluster.verified_pairs`; Elasticsearch sees a 
 refresh). Stored documents rank before the batch's own when all else is equal.
 
 Writes go through ``helpers.streaming_bulk`` with its retry arguments; every item's outcome comes back.
+A batch is all-or-nothing by default (``IngestConfig.atomic``): when Elasticsearch refuses any item, the
+items written before are put back as they were (deleted, or their previous version restored). A
+partial batch (``atomic=False``) keeps what was written, and the written documents are assigned again
+without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document that was not written.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from elasticsearch import ConnectionError as ESConnectionError
-from elasticsearch import ConnectionTimeout, Elasticsearch, helpers
+from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
+from neardup.errors import NeardupError
 from neardup.ingest.cluster import Option, choose, verified_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
@@ -46,6 +51,8 @@ class IngestConfig:
     refresh: str = "wait_for"
     bulk_retries: int = 3
     chunk_size: int = 500
+    #: all-or-nothing: a batch with a refused item is undone
+    atomic: bool = True
 
 
 @dataclass(frozen=True)
@@ -60,12 +67,18 @@ class ItemResult:
     """What happened to one posted document (the ``items`` of the documents endpoint)."""
 
     id: str
-    status: str  # "created", "updated" or "error"
+    status: str  # "created", "updated", "error" or "not_written" (undone: another item was refused)
     cluster: str | None
     duplicate_of: str | None
     distance: int | None
     similarity: float | None
     error: str | None = None
+    #: Elasticsearch's status for a refused item
+    error_status: int | None = None
+
+    @property
+    def written(self) -> bool:
+        return self.status in ("created", "updated")
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -147,14 +160,69 @@ def index_batch(
 ) -> list[ItemResult]:
     """Flag and write one batch; ``records`` may be given when fingerprints were computed elsewhere
     (e.g. a process pool). Raises the client's ConnectionError when Elasticsearch is unreachable and
-    nothing was written; a batch that was partly written reports the failed items."""
+    nothing was written. Refused items come back as ``error``; see the module doc for the rest."""
     recs = (
         list(records)
         if records is not None
         else fingerprinter.fingerprint_many([(d.text or "", d.title) for d in docs])
     )
     ids = [d.id for d in docs]
+    previous = _previous_versions(client, index, ids) if config.atomic else {}
     assigned = assign_batch(client, index, ids, recs, config)
+    results = _write(client, index, docs, recs, assigned, config, on_progress)
+    refused = {r.id for r in results if r.status == "error"}
+    if not refused:
+        return results
+    written = [k for k, r in enumerate(results) if r.status != "error"]
+    if config.atomic:
+        _undo(client, index, [ids[k] for k in written], previous, config)
+        return [r if r.status == "error" else ItemResult(r.id, "not_written", None, None, None, None) for r in results]
+    if not any({assigned[k].cluster, assigned[k].duplicate_of} & refused for k in written):
+        return results
+    again = index_batch(client, index, [docs[k] for k in written], fingerprinter, config, [recs[k] for k in written])
+    redone = {r.id: r for r in again}
+    return [
+        r if r.status == "error" or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
+        for r in results
+    ]
+
+
+def _previous_versions(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The stored ``_source`` of those of ``ids`` that exist, to put back if the batch is undone."""
+    try:
+        resp = client.mget(index=index, ids=list(ids))
+    except NotFoundError:
+        return {}  # no index yet: nothing to put back
+    return {d["_id"]: d["_source"] for d in resp["docs"] if d.get("found")}
+
+
+def _undo(
+    client: Elasticsearch, index: str, ids: Sequence[str], previous: dict[str, dict[str, Any]], config: IngestConfig
+) -> None:
+    """Put back what ``ids`` were before this batch: their previous version, or nothing."""
+    actions = [
+        {"_op_type": "index", "_index": index, "_id": i, "_source": previous[i]}
+        if i in previous
+        else {"_op_type": "delete", "_index": index, "_id": i}
+        for i in ids
+    ]
+    stream = helpers.streaming_bulk(
+        client, actions, max_retries=config.bulk_retries, raise_on_error=False, refresh=config.refresh
+    )
+    failed = [item for ok, item in stream if not ok]
+    if failed:
+        raise NeardupError(f"a refused batch could not be undone for {len(failed)} documents: {failed[0]}")
+
+
+def _write(
+    client: Elasticsearch,
+    index: str,
+    docs: Sequence[Incoming],
+    recs: Sequence[Record],
+    assigned: Sequence[Assigned],
+    config: IngestConfig,
+    on_progress: Callable[[int], None] | None,
+) -> list[ItemResult]:
     start_ns = time.time_ns()
 
     def actions() -> Any:
@@ -200,7 +268,19 @@ def index_batch(
                 unreachable.append(info["exception"])
             err = info.get("error")
             reason = err.get("reason", str(err)) if isinstance(err, dict) else str(err)
-            results.append(ItemResult(str(info.get("_id")), "error", None, None, None, None, reason))
+            status_code = info.get("status")
+            results.append(
+                ItemResult(
+                    str(info.get("_id")),
+                    "error",
+                    None,
+                    None,
+                    None,
+                    None,
+                    reason,
+                    status_code if isinstance(status_code, int) else None,
+                )
+            )
         if on_progress is not None:
             on_progress(1)
     if unreachable and len(unreachable) == len(results):

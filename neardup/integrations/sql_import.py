@@ -223,7 +223,7 @@ def run_import(
         since = _stored_mark(client, spec, column)
     engine = _engine(spec.url)
     result = ImportResult(since=since)
-    config = IngestConfig(verify=spec.fields.verify_config(VerifyConfig()), refresh="wait_for")
+    config = IngestConfig(verify=spec.fields.verify_config(VerifyConfig()), refresh="wait_for", atomic=False)
     last_written: Any = since
     try:
         stmt = _statement(engine, spec, column, since)
@@ -245,9 +245,9 @@ def run_import(
                 records.append(record)
             if docs:
                 items = index_batch(client, spec.index, docs, fingerprinter, config, records)
-                result.indexed += sum(1 for i in items if i.status != "error")
+                result.indexed += sum(1 for i in items if i.written)
                 result.duplicates += sum(1 for i in items if i.duplicate_of)
-                result.failed += sum(1 for i in items if i.status == "error")
+                result.failed += sum(1 for i in items if not i.written)
             last_written = _value(column, rows[-1][column])
             result.high_water = last_written
             if spec.incremental:

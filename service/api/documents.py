@@ -59,7 +59,7 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
     )
     ensure_index(index)
     started = time.perf_counter()
-    config: IngestConfig = replace(st.ingest, refresh=query["refresh"])
+    config: IngestConfig = replace(st.ingest, refresh=query["refresh"], atomic=not query["keep_accepted"])
     records = None
     if records_config is not None:
         config = replace(config, verify=records_config.verify_config(config.verify))
@@ -70,6 +70,16 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
             except RecordError as exc:
                 raise ApiError(400, "invalid_document", f"item {k} ({doc.id}): {exc}", detail={"at": k}) from exc
     items = index_batch(st.client, index, docs, st.fingerprinter, config, records)
+    refused = [i for i in items if i.status == "error"]
+    if refused and config.atomic:
+        client_fault = all(i.error_status is not None and 400 <= i.error_status < 500 for i in refused)
+        raise ApiError(
+            400 if client_fault else 502,
+            "batch_refused",
+            f"Elasticsearch refused {len(refused)} of {len(items)} documents; nothing was written "
+            "(send ?partial=true to keep the others)",
+            detail={"items": [i.as_json() for i in refused]},
+        )
     return {
         "errors": any(i.status == "error" for i in items),
         "items": [i.as_json() for i in items],

@@ -1,0 +1,151 @@
+"""The largest requests the service accepts, through a real ``neardup serve`` (gunicorn, 2 workers):
+time and the peak resident memory of the worker processes, sampled while each request runs.
+
+Shapes, each at the default limits (16 MiB body, 5,000 documents, 2,000,000 characters of text):
+- 5,000 very similar documents (one article with a few characters changed in each): the in-batch
+  matching's worst case, all documents share their blocks;
+- 5,000 different real news paragraphs;
+- one document of 1,990,000 characters.
+
+Run: ``python -m bench.largest_request`` (writes bench/results/largest_request.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+
+from bench.harness import elasticsearch
+from bench.machine import describe, write_results
+from neardup.config import Settings
+from neardup.evaluation.corpus import load_peoples_daily
+
+OUT = Path(__file__).parent / "results" / "largest_request.md"
+LIMITS = Settings()
+
+
+def _port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _alike(n: int, size: int) -> list[dict[str, str]]:
+    base = "".join(a.text for a in load_peoples_daily()[:60])[:size]
+    rng = random.Random(3)
+    docs = []
+    for k in range(n):
+        chars = list(base)
+        for _ in range(12):
+            chars[rng.randrange(len(chars))] = rng.choice("的了是在和有我们他这中大为上个国")
+        docs.append({"id": f"alike-{k}", "text": "".join(chars)})
+    return docs
+
+
+def _different(n: int) -> list[dict[str, str]]:
+    paragraphs = [p for a in load_peoples_daily() for p in a.text.split("\n") if len(p) > 80]
+    return [{"id": f"news-{k}", "text": paragraphs[k % len(paragraphs)] + f"（{k}）"} for k in range(n)]
+
+
+def _fit(docs: list[dict[str, str]]) -> list[dict[str, str]]:
+    """As many of ``docs`` as fit the body limit."""
+    while len(json.dumps(docs, ensure_ascii=False).encode()) > LIMITS.max_body_bytes - 1024:
+        docs = docs[: int(len(docs) * 0.95)]
+    return docs
+
+
+def _peak_rss(pids: list[int], stop: threading.Event, out: list[int]) -> None:
+    procs = [psutil.Process(p) for p in pids]
+    peak = 0
+    while not stop.is_set():
+        peak = max(peak, *(p.memory_info().rss for p in procs))
+        time.sleep(0.05)
+    out.append(peak)
+
+
+def main() -> None:
+    rows = []
+    with elasticsearch(9351, "1g") as (es_url, label):
+        port = _port()
+        env = os.environ | {"NEARDUP_ES_URL": es_url}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", "2"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(300):
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5):
+                        break
+                except OSError:
+                    time.sleep(0.2)
+            workers = [c.pid for c in psutil.Process(server.pid).children()]
+            shapes = {
+                "very similar documents": _fit(_alike(LIMITS.max_documents_per_request, 3000)),
+                "different news paragraphs": _fit(_different(LIMITS.max_documents_per_request)),
+                "one long document": [
+                    {"id": "long", "text": ("国务院召开常务会议，部署经济工作。" * 120_000)[:1_990_000]}
+                ],
+            }
+            for name, docs in shapes.items():
+                body = json.dumps(docs, ensure_ascii=False).encode()
+                index = "bench-largest-" + name.split()[0]
+                baseline = max(psutil.Process(p).memory_info().rss for p in workers)
+                stop, peak = threading.Event(), []
+                sampler = threading.Thread(target=_peak_rss, args=(workers, stop, peak))
+                sampler.start()
+                req = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/v1/indices/{index}/documents",
+                    data=body,
+                    headers={"Content-Type": "application/json"},
+                )
+                start = time.perf_counter()
+                with urllib.request.urlopen(req, timeout=600) as resp:
+                    answer = json.load(resp)
+                seconds = time.perf_counter() - start
+                stop.set()
+                sampler.join()
+                written = sum(1 for i in answer["items"] if i["status"] in ("created", "updated"))
+                clusters = len({i["cluster"] for i in answer["items"]})
+                rows.append(
+                    f"| {name} | {len(docs):,} | {len(body) / 2**20:.1f} MiB | {seconds:.1f} | {written:,} | "
+                    f"{clusters:,} | {baseline / 2**20:.0f} | {peak[0] / 2**20:.0f} |"
+                )
+                print(rows[-1], flush=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    write_results(
+        OUT,
+        [
+            "# The largest accepted requests through `neardup serve` (2 gunicorn workers)",
+            "",
+            f"Machine: {describe()}; Elasticsearch: {label}",
+            "",
+            "Command: `python -m bench.largest_request`. Limits: "
+            f"{LIMITS.max_body_bytes / 2**20:.0f} MiB body, {LIMITS.max_documents_per_request:,} documents, "
+            f"{LIMITS.max_text_chars:,} characters of text. RSS: the larger worker, before the request and "
+            "its peak while it ran (sampled every 50 ms).",
+            "",
+            "| request | documents | body | seconds | written | clusters | worker RSS before (MiB) | peak (MiB) |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
