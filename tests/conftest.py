@@ -7,11 +7,17 @@ data directory. Its version is printed in the session header. Tests get a fresh 
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
+import subprocess
+import sys
 import tempfile
+import time
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,3 +162,48 @@ def complaint_fields() -> RecordConfig:
             }
         }
     )
+
+
+@dataclass
+class Served:
+    """A running ``neardup serve``: its base URL, and everything it printed once it has stopped."""
+
+    url: str
+    pid: int
+    log: str = ""
+
+
+@contextmanager
+def _neardup_serve(es_url: str, workers: int = 2, **settings: str) -> Iterator[Served]:
+    """A real ``neardup serve`` (gunicorn) on a free port, answering ``/healthz`` when entered, stopped
+    when left; ``settings`` become ``NEARDUP_<NAME>`` variables."""
+    env = os.environ | {"NEARDUP_ES_URL": es_url} | {f"NEARDUP_{k.upper()}": v for k, v in settings.items()}
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", str(workers)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    served = Served(f"http://127.0.0.1:{port}", proc.pid)
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(served.url + "/healthz", timeout=5):
+                    break
+            except OSError:  # refused, reset or timed out while the workers boot
+                time.sleep(0.2)
+        else:
+            raise AssertionError("neardup serve did not come up")
+        yield served
+    finally:
+        proc.terminate()
+        served.log, _ = proc.communicate(timeout=60)
+
+
+@pytest.fixture(scope="session")
+def neardup_serve(es_url: str) -> Callable[..., AbstractContextManager[Served]]:
+    """``with neardup_serve(workers=2, max_text_chars="3000") as served:`` a real ``neardup serve`` against the
+    session's Elasticsearch (see :func:`_neardup_serve`)."""
+    return functools.partial(_neardup_serve, es_url)

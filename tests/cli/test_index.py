@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch, helpers
@@ -81,40 +81,14 @@ def test_batch_commands_report_missing_index_and_unreachable_es(es_url: str) -> 
     assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_serve_runs_several_workers(es_url: str, index_name: str) -> None:
-    port = _free_port()
-    env = os.environ | {"NEARDUP_ES_URL": es_url}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", "2"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(base + "/healthz", timeout=2) as resp:
-                    assert json.load(resp)["status"] == "ok"
-                    break
-            except OSError:  # refused, reset or timed out while the workers boot
-                time.sleep(0.2)
-        else:
-            raise AssertionError("service did not come up")
+def test_serve_runs_several_workers(neardup_serve: Callable[..., Any], index_name: str) -> None:
+    with neardup_serve(workers=2) as served:
+        with urllib.request.urlopen(served.url + "/healthz", timeout=10) as resp:
+            assert json.load(resp)["status"] == "ok"
         body = json.dumps({"id": "x", "text": "国务院今天召开常务会议，部署推动经济稳定增长的措施。"}).encode()
         req = urllib.request.Request(
-            f"{base}/v1/indices/{index_name}/documents", data=body, headers={"Content-Type": "application/json"}
+            f"{served.url}/v1/indices/{index_name}/documents", data=body, headers={"Content-Type": "application/json"}
         )
         with urllib.request.urlopen(req, timeout=30) as resp:
             assert json.load(resp)["items"][0]["status"] == "created"
-    finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=30)
-    assert out.count("Booting worker") == 2
+    assert served.log.count("Booting worker") == 2
