@@ -3,37 +3,164 @@ Elasticsearch client, the fingerprinter and the settings in ``app.extensions["ne
 
 Configuration comes from ``NEARDUP_*`` environment variables (:class:`neardup.config.Settings`);
 ``config`` (a Settings, or a mapping of its field names) overrides them, for tests and embedding.
+
+What a request may be, checked before any view runs, each refusal in the JSON error shape:
+
+- the body: at most ``NEARDUP_MAX_BODY_BYTES`` (413), however it arrives: with Content-Length, or
+  chunked (then read up to the limit, and refused at the first byte past it, never cut there);
+- a JSON body is decoded once, by :func:`neardup.es.json_input.decode_json` (the app's JSON provider), which
+  refuses nesting deeper than 100 levels and lone surrogates (400);
+- the request line: at most :data:`MAX_REQUEST_LINE_BYTES` (414); a header field: at most
+  :data:`MAX_HEADER_FIELD_BYTES` (431). gunicorn (``server.py``) lets them through to here, up to
+  twice these limits (over that it refuses them itself, in the same JSON shape).
 """
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Mapping
-from typing import Any
+from typing import IO, Any, cast
 
 from apiflask import APIFlask
+from flask import Request, request
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.routing import PathConverter
+from werkzeug.utils import cached_property
+from werkzeug.wsgi import LimitedStream
 
 from neardup.config import Settings
 from neardup.es.client import RecordConfigs, make_client
 from neardup.es.indexing import IngestConfig
+from neardup.es.json_input import JSONRefused, decode_json
 from neardup.ingest.fingerprint import Fingerprinter
 
 from . import web
 from .api import clusters, documents, indices, jobs, meta, search
-from .errors import register_error_handlers
+from .errors import ApiError, register_error_handlers
 from .schemas import DocumentIn
 from .state import ServiceState
 
-__all__ = ["create_app"]
+__all__ = ["MAX_HEADER_FIELD_BYTES", "MAX_REQUEST_LINE_BYTES", "create_app"]
+
+#: The longest request line (``GET /v1/...?q=... HTTP/1.1``) the service takes; longer is a 414. Room
+#: for the documented limits: a ``q`` of 2,000 characters is at most 24,000 bytes percent-encoded
+#: (12 a character), an index name 765, a document id 1,536.
+MAX_REQUEST_LINE_BYTES = 32 * 1024
+#: The longest header field (``Name: value``) the service takes; longer is a 431.
+MAX_HEADER_FIELD_BYTES = 16 * 1024
+
+
+class _BodyLimit(LimitedStream):
+    """A body without Content-Length, read up to ``limit`` bytes; a byte past it is a 413. (Werkzeug's
+    own stream for this case stops at the limit and returns what it read: a longer body was cut.)"""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        super().__init__(stream, limit + 1, is_max=True)
+        self.source = stream
+        self.max_bytes = limit
+
+    def readinto(self, b: Any) -> int | None:
+        n = super().readinto(b)
+        if self.tell() > self.max_bytes:
+            raise _too_large(self.source, self.max_bytes, self.max_bytes)
+        return n
+
+
+def _too_large(source: IO[bytes], limit: int, rest: int) -> ApiError:
+    """The 413 for a body over ``limit``, once ``rest`` more bytes of it are read and dropped (the
+    callers keep that to twice the limit in all): most clients send their whole body before they read
+    the answer, and would see the connection closed under them instead of the 413. A longer body is
+    refused without that, and its client may see only the closed connection."""
+    while rest > 0 and (chunk := source.read(min(rest, 64 * 1024))):
+        rest -= len(chunk)
+    return ApiError(413, "request_too_large", f"the body is over the limit of {limit} bytes (NEARDUP_MAX_BODY_BYTES)")
+
+
+class _Request(Request):
+    """Flask's request, with the body limit a refusal however the body arrives, and the JSON decoder's
+    refusals as API errors."""
+
+    @cached_property
+    def stream(self) -> IO[bytes]:
+        limit = self.max_content_length
+        length = self.content_length  # None when chunked
+        source: IO[bytes] = self.environ["wsgi.input"]
+        if limit is not None and length is not None and length > limit:
+            raise _too_large(source, limit, length if length <= 2 * limit else 0)
+        if length is None and not self.shallow:
+            if "wsgi.input_terminated" in self.environ:  # the server ends the stream (gunicorn does)
+                if limit is not None:
+                    return cast(IO[bytes], _BodyLimit(source, limit))
+            elif self.environ.get("HTTP_TRANSFER_ENCODING"):  # Werkzeug would read it as empty
+                raise ApiError(
+                    411, "length_required", "this server cannot read a body without Content-Length; send one"
+                )
+        return super().stream
+
+    def on_json_loading_failed(self, e: ValueError | None) -> Any:
+        if isinstance(e, JSONRefused):
+            raise ApiError(400, e.kind, f"the body is {e}") from e
+        return super().on_json_loading_failed(e)
+
+
+class _DocumentId(PathConverter):
+    """``<doc_id:...>`` in a URL rule: a document id, "/" anywhere in it (first, doubled, last; sent as
+    it is or as %2F, which the server decodes before routing): the whole stretch of the path up to the
+    rule's next fixed part. Werkzeug's ``path`` cannot start with "/"."""
+
+    regex = ".+?"
+    part_isolating = False  # it spans "/" (Werkzeug infers this from a "/" in the regex)
+
+
+class _JSONProvider(DefaultJSONProvider):
+    """The app's JSON: what it decodes (``request.get_json``) goes through :func:`decode_json`."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return decode_json(s)
+
+
+def _check_request() -> None:
+    """Before any view: the request line and header fields within their limits, and a JSON body
+    decoded by the app's decoder (``@input`` bodies are decoded again by webargs' own
+    ``json.loads``; this makes sure that only ever sees JSON the decoder took)."""
+    environ = request.environ
+    target = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+    if target is None:
+        query = environ.get("QUERY_STRING", "")
+        target = urllib.parse.quote(environ.get("PATH_INFO", "")) + (f"?{query}" if query else "")
+    line = len(environ.get("REQUEST_METHOD", "")) + len(target) + len(environ.get("SERVER_PROTOCOL", "")) + 2
+    if line > MAX_REQUEST_LINE_BYTES:
+        raise ApiError(
+            414,
+            "uri_too_long",
+            f"the request line has {line} bytes; the limit is {MAX_REQUEST_LINE_BYTES} "
+            "(room for a q of 2,000 characters)",
+        )
+    for key, value in environ.items():
+        if key.startswith("HTTP_") or key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            name = key.removeprefix("HTTP_").replace("_", "-").title()
+            size = len(name) + 2 + len(value)  # WSGI gives header values as latin-1: one char a byte
+            if size > MAX_HEADER_FIELD_BYTES:
+                raise ApiError(
+                    431,
+                    "header_too_large",
+                    f"header field {name} has {size} bytes; the limit is {MAX_HEADER_FIELD_BYTES} a field",
+                )
+    if request.is_json and request.get_data(cache=True).strip():
+        request.get_json(cache=True)
 
 
 def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
     """The service app (see the module doc)."""
     settings = config if isinstance(config, Settings) else Settings.from_env(**dict(config or {}))
     app = APIFlask(__name__, title="neardup", version="1", docs_path="/docs")
+    app.request_class = _Request
+    app.json = _JSONProvider(app)
+    app.url_map.converters["doc_id"] = _DocumentId
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 400
     app.config["JSON_AS_ASCII"] = False
-    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False
     app.security_schemes = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
     client = make_client(settings)
     app.extensions["neardup"] = ServiceState(
@@ -44,6 +171,7 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         record_configs=RecordConfigs(client, settings.index_cache_seconds),
     )
     register_error_handlers(app)
+    app.before_request(_check_request)
     for module in (meta, indices, documents, search, clusters, jobs, web):
         app.register_blueprint(module.bp)
 

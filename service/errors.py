@@ -16,17 +16,23 @@ from flask import Response, jsonify
 
 from neardup.errors import SearchFailed
 
-__all__ = ["ApiError", "error_response", "register_error_handlers"]
+__all__ = ["ApiError", "error_body", "error_response", "register_error_handlers"]
 
 _TYPES = {
     400: "bad_request",
     401: "unauthorized",
+    403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    411: "length_required",
     413: "request_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
+    417: "expectation_failed",
     422: "invalid_input",
+    431: "header_too_large",
     500: "internal_error",
+    501: "not_implemented",
     502: "elasticsearch_error",
     503: "elasticsearch_unavailable",
 }
@@ -39,11 +45,17 @@ class ApiError(HTTPError):
         super().__init__(status, message, detail=detail, extra_data={"type": kind})
 
 
-def error_response(status: int, kind: str, message: str, detail: Any = None) -> tuple[Response, int]:
-    body: dict[str, Any] = {"type": kind, "message": message}
+def error_body(status: int, kind: str | None, message: str, detail: Any = None) -> dict[str, Any]:
+    """The one error shape, ``{"error": {"type", "message", "detail"?}}``; ``kind`` None: the status's
+    default type. The server layer (``server.py``) writes it too, for what gunicorn refuses itself."""
+    body: dict[str, Any] = {"type": kind or _TYPES.get(status, "error"), "message": message}
     if detail:
         body["detail"] = detail
-    return jsonify({"error": body}), status
+    return {"error": body}
+
+
+def error_response(status: int, kind: str, message: str, detail: Any = None) -> tuple[Response, int]:
+    return jsonify(error_body(status, kind, message, detail)), status
 
 
 def register_error_handlers(app: APIFlask) -> None:

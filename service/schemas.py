@@ -100,10 +100,27 @@ class DuplicatesOut(Schema):
 
 
 class SearchQuery(Schema):
+    #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
+    MAX_RESULT_WINDOW = 10_000
+
     q = String(load_default="", validate=Length(max=2000))
     hide_duplicates = Boolean(load_default=False)
     size = Integer(load_default=10, validate=Range(0, 100))
-    from_ = Integer(load_default=0, data_key="from", validate=Range(0, 10000))
+    from_ = Integer(
+        load_default=0,
+        data_key="from",
+        validate=Range(0, MAX_RESULT_WINDOW),
+        metadata={"description": f"from + size is at most {MAX_RESULT_WINDOW} (Elasticsearch's max_result_window)"},
+    )
+
+    @validates_schema
+    def _inside_result_window(self, data: dict[str, Any], **_: Any) -> None:
+        if data["from_"] + data["size"] > self.MAX_RESULT_WINDOW:
+            raise ValidationError(
+                f"from + size is {data['from_'] + data['size']}; it may be at most {self.MAX_RESULT_WINDOW} "
+                "(Elasticsearch's index.max_result_window)",
+                "from",
+            )
 
 
 class HitOut(Schema):

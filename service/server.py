@@ -1,17 +1,50 @@
 """The production server: gunicorn with several worker processes, each with its own app
-(and so its own Elasticsearch client)."""
+(and so its own Elasticsearch client).
+
+Request lines and header fields are limited by the app (``MAX_REQUEST_LINE_BYTES``,
+``MAX_HEADER_FIELD_BYTES`` in ``service/__init__.py``), which refuses with the API's JSON errors; gunicorn
+lets them through to it, and stops only what is over twice those limits. Its header-field limit is set
+so; its request-line limit can only be set up to 8,190 bytes (too short for a ``q`` of 2,000 Chinese
+characters, 18,000 bytes percent-encoded) or to none, and none is unbounded and quadratic in gunicorn's
+own parser (a 4 MiB line cost 1.5 s of a worker), so it is set to none and the request line is bounded
+by :class:`_BoundedRequest`. What gunicorn refuses itself (those, more than 100 header fields, a request it
+cannot parse) is answered in the same JSON shape, not its HTML page.
+"""
 
 from __future__ import annotations
 
+import json
+import socket
 from typing import Any
 
+from gunicorn import util
 from gunicorn.app.base import BaseApplication
+from gunicorn.http.message import Request
+from gunicorn.http.parser import RequestParser
 
 from neardup.config import Settings
 
-from . import create_app
+from . import MAX_HEADER_FIELD_BYTES, MAX_REQUEST_LINE_BYTES, create_app
+from .errors import error_body
 
 __all__ = ["serve"]
+
+
+class _BoundedRequest(Request):  # type: ignore[misc]
+    """gunicorn's HTTP/1 request, its request line read up to twice the app's limit (then a 414)."""
+
+    def read_line(self, unreader: Any, buf: Any, limit: int = 0) -> Any:
+        return super().read_line(unreader, buf, limit or 2 * MAX_REQUEST_LINE_BYTES)
+
+
+def _write_json_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's ``util.write_error`` (its refusals of requests the app never sees), in the JSON error shape."""
+    body = json.dumps(error_body(status_int, None, mesg or reason)).encode("utf-8")
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
@@ -23,6 +56,11 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
     def load_config(self) -> None:
         for key, value in self.options.items():
             self.cfg.set(key, value)
+        # gunicorn calls util.write_error for every request it refuses before the app, and parses
+        # HTTP/1 requests with RequestParser.mesg_class; this process (and the workers it forks)
+        # serves only this app
+        util.write_error = _write_json_error
+        RequestParser.mesg_class = _BoundedRequest
 
     def load(self) -> Any:
         return create_app(self.settings)
@@ -37,5 +75,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         "timeout": 120,
         "accesslog": "-",
         "errorlog": "-",
+        "limit_request_line": 0,  # none: _BoundedRequest bounds it, the app's own limit applies (module doc)
+        "limit_request_field_size": 2 * MAX_HEADER_FIELD_BYTES,
     }
     _Gunicorn(settings, options).run()

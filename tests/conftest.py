@@ -179,27 +179,31 @@ def _neardup_serve(es_url: str, workers: int = 2, **settings: str) -> Iterator[S
     when left; ``settings`` become ``NEARDUP_<NAME>`` variables."""
     env = os.environ | {"NEARDUP_ES_URL": es_url} | {f"NEARDUP_{k.upper()}": v for k, v in settings.items()}
     port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", str(workers)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    served = Served(f"http://127.0.0.1:{port}", proc.pid)
-    try:
-        for _ in range(300):
-            try:
-                with urllib.request.urlopen(served.url + "/healthz", timeout=5):
-                    break
-            except OSError:  # refused, reset or timed out while the workers boot
-                time.sleep(0.2)
-        else:
-            raise AssertionError("neardup serve did not come up")
-        yield served
-    finally:
-        proc.terminate()
-        served.log, _ = proc.communicate(timeout=60)
+    # the output goes to a file: a pipe read only at the end fills (gunicorn logs every request) and stalls it
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", str(workers)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        served = Served(f"http://127.0.0.1:{port}", proc.pid)
+        try:
+            for _ in range(300):
+                try:
+                    with urllib.request.urlopen(served.url + "/healthz", timeout=5):
+                        break
+                except OSError:  # refused, reset or timed out while the workers boot
+                    time.sleep(0.2)
+            else:
+                raise AssertionError("neardup serve did not come up")
+            yield served
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+            log.seek(0)
+            served.log = log.read()
 
 
 @pytest.fixture(scope="session")

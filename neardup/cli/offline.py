@@ -16,6 +16,7 @@ from tqdm import tqdm
 from neardup.config import Settings
 from neardup.errors import UsageError
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
+from neardup.es.json_input import JSONRefused, decode_text
 from neardup.evaluation.report import run_eval
 from neardup.ingest.bits import to_hex, to_signed
 from neardup.ingest.cluster import cluster_records
@@ -55,12 +56,10 @@ def read_jsonl(handle: IO[str], fields: DocumentFields, skip_invalid: bool) -> I
         if not raw.strip():
             continue
         try:
-            doc = validate_document(json.loads(raw), fields, default_id=str(number))
+            doc = validate_document(decode_text(raw, from_utf8=True), fields, default_id=str(number))
             if doc.id in seen:
                 raise DocumentError(f"duplicate id {doc.id!r}")
-        except json.JSONDecodeError as exc:
-            problem = f"line {number}: not valid JSON ({exc.msg})"
-        except DocumentError as exc:
+        except (JSONRefused, DocumentError) as exc:
             problem = f"line {number}: {exc}"
         else:
             seen.add(doc.id)

@@ -1,14 +1,14 @@
-"""Parse the body of ``POST /v1/indices/{index}/documents``: one JSON object, a JSON array of them,
-or NDJSON (one object a line). Everything is checked before anything is written; the first problem
-is reported with the item (or line) it is in."""
+"""The body of ``POST /v1/indices/{index}/documents`` (:func:`parse_documents`): one JSON object, a JSON
+array of them, or NDJSON (one object a line). Everything is checked before anything is written;
+the first problem is reported with the item (or line) it is in."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
+from neardup.es.json_input import JSONRefused, decode_text
 
 from ..errors import ApiError
 
@@ -41,20 +41,23 @@ def parse_documents(
     mime = content_type.split(";")[0].strip().lower()
     items: list[tuple[Any, str]] = []
     if mime in {"application/x-ndjson", "application/ndjson", "application/jsonl"}:
-        for number, line in enumerate(text.splitlines(), start=1):
+        # lines end at "\n" (a "\r" before it is JSON whitespace); str.splitlines() also split at
+        # U+2028, U+0085 and others, which a JSON string may hold as they are
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
-                items.append((json.loads(line), f"line {number}"))
-            except json.JSONDecodeError as exc:
-                raise _bad(f"not valid JSON ({exc.msg})", f"line {number}") from exc
+                items.append((decode_text(line, from_utf8=True), f"line {number}"))
+            except JSONRefused as exc:
+                # a line that is not JSON stays an invalid document, as it always was
+                kind = "invalid_document" if exc.kind == "invalid_json" else exc.kind
+                where = f"line {number}"
+                raise ApiError(400, kind, f"{where}: {exc}", detail={"at": where}) from exc
     elif mime == "application/json":
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ApiError(
-                400, "invalid_json", f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            ) from exc
+            data = decode_text(text, from_utf8=True)
+        except JSONRefused as exc:
+            raise ApiError(400, exc.kind, f"the body is {exc}") from exc
         items = [(d, f"item {k}") for k, d in enumerate(data)] if isinstance(data, list) else [(data, "document")]
     else:
         raise ApiError(
