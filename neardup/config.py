@@ -39,6 +39,11 @@ class Settings:
     #: how long the service keeps an index's field configuration before reading its mapping again
     index_cache_seconds: float = 30.0
     ui_index: str = "demo-news"
+    #: the indices the service may read and write: comma-separated fnmatch patterns (``news-*,hr``);
+    #: never its internal ones (``neardup-jobs``, ``neardup-imports``, any name starting with ".")
+    index_patterns: str = "*"
+    #: when true, reads (search, clusters, duplicates, jobs, the web page) need the API key too
+    protect_reads: bool = False
     home: Path = field(default_factory=default_home)
 
     @classmethod
@@ -56,6 +61,14 @@ class Settings:
                 values[f.name] = _coerce(f.name, raw, type(getattr(cls(), f.name)))
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    def index_pattern_list(self) -> tuple[str, ...]:
+        """``index_patterns`` split at commas, blanks dropped.
+
+        >>> Settings(index_patterns=" news-*, hr ,,").index_pattern_list()
+        ('news-*', 'hr')
+        """
+        return tuple(p.strip() for p in self.index_patterns.split(",") if p.strip())
 
 
 def _coerce(name: str, raw: str, kind: type) -> Any:

@@ -1,5 +1,12 @@
-"""API key for writes: when ``NEARDUP_API_KEY`` is set, writing endpoints need it in
-``X-API-Key: <key>`` or ``Authorization: ApiKey <key>``; compared in constant time."""
+"""The API key, and whether a view reads or writes.
+
+When ``NEARDUP_API_KEY`` is set, writing endpoints (:func:`requires_key`) need it in ``X-API-Key: <key>``
+or ``Authorization: ApiKey <key>``; with ``NEARDUP_PROTECT_READS=true`` reading ones
+(:func:`requires_read_key`, and the web page through :func:`check_read_key`) need it too. The key is
+compared in constant time.
+
+The decorators also say what the view does with the index it names: :func:`requires_key` marks a write,
+anything else is a read; :func:`.api.common.checked_index` checks the index accordingly."""
 
 from __future__ import annotations
 
@@ -8,14 +15,22 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import request
+from flask import g, request
 
 from .errors import ApiError
 from .state import state
 
-__all__ = ["requires_key"]
+__all__ = ["READ", "WRITE", "access", "check_read_key", "requires_key", "requires_read_key"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+READ = "read"
+WRITE = "write"
+
+
+def access() -> str:
+    """:data:`WRITE` in a view decorated with :func:`requires_key`, else :data:`READ`."""
+    mode: str = g.get("neardup_access", READ)
+    return mode
 
 
 def _presented() -> str:
@@ -26,12 +41,47 @@ def _presented() -> str:
     return auth[7:].strip() if auth[:7].lower() == "apikey " else ""
 
 
+def _key_matches(expected: str) -> bool:
+    return hmac.compare_digest(_presented().encode(), expected.encode())
+
+
 def requires_key(view: F) -> F:
+    """A writing view: it needs the key when one is set."""
+
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g.neardup_access = WRITE
         expected = state().settings.api_key
-        if expected and not hmac.compare_digest(_presented().encode(), expected.encode()):
+        if expected and not _key_matches(expected):
             raise ApiError(401, "unauthorized", "this endpoint needs the API key (X-API-Key header)")
+        return view(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def check_read_key() -> None:
+    """401 unless reads are open or the request carries the key (``NEARDUP_PROTECT_READS``). Protected
+    reads without a configured key are refused too: the setting never leaves them open by mistake."""
+    settings = state().settings
+    if not settings.protect_reads:
+        return
+    if not settings.api_key:
+        raise ApiError(
+            401, "unauthorized", "reads need the API key (NEARDUP_PROTECT_READS), but no NEARDUP_API_KEY is set"
+        )
+    if not _key_matches(settings.api_key):
+        raise ApiError(
+            401, "unauthorized", "reads need the API key here (NEARDUP_PROTECT_READS): send it in the X-API-Key header"
+        )
+
+
+def requires_read_key(view: F) -> F:
+    """A reading view: it needs the key when ``NEARDUP_PROTECT_READS`` is set."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g.neardup_access = READ
+        check_read_key()
         return view(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]

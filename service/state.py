@@ -24,7 +24,6 @@ class ServiceState:
     fingerprinter: Fingerprinter
     ingest: IngestConfig
     record_configs: RecordConfigs
-    ready_indices: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
-from neardup.es.batch import BatchConfig, dedupe, reconcile
+from neardup.es.batch import BatchConfig, dedupe, read_fields, reconcile
 from neardup.es.client import make_client, record_config, setup_index, validate_index_name
 from neardup.es.documents import DocumentFields
 from neardup.es.indexing import IngestConfig, index_batch
@@ -176,7 +176,11 @@ def reconcile_cmd(index: str, es_url: str | None) -> None:
     client = _existing(index, es_url)
     bars = _Bars(sys.stderr.isatty())
     try:
-        config = BatchConfig(record=record_config(client, index))
+        # the version the last dedupe wrote: the text and title fields it read are part of it
+        fields = read_fields(client, index)
+        config = BatchConfig(
+            record=record_config(client, index), text_field=fields["text_field"], title_field=fields["title_field"]
+        )
         result = reconcile(client, index, config.version(Fingerprinter.default()), config, bars)
     finally:
         bars.close()

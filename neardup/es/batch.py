@@ -5,7 +5,9 @@ Both read the index through a point in time with sliced ``search_after`` scans, 
 partial updates of the ``neardup.*`` fields only where something changed. Both are safe to re-run:
 
 - dedupe stage "fingerprint" skips documents that already carry the current fingerprint version,
-  so an interrupted run resumes where it stopped;
+  so an interrupted run resumes where it stopped. That version names what was read: the fingerprinter's
+  settings, and the text and title fields (or the index's field configuration), so a run that reads
+  other fields fingerprints every document again; the fields are kept with the index for reconcile;
 - stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
   over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
@@ -13,12 +15,14 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import xxhash
 from elasticsearch import Elasticsearch, helpers
 
 from neardup.ingest.cluster import cluster_records
@@ -29,7 +33,14 @@ from neardup.ingest.verify import Match, VerifyConfig
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
-__all__ = ["BatchConfig", "Progress", "dedupe", "reconcile", "scan"]
+from .client import read_index_meta, write_index_meta
+
+__all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
+
+#: the text and title fields documents are read from unless told otherwise (what ingest reads)
+DEFAULT_FIELDS = {"text_field": "text", "title_field": "title"}
+#: where the fields the last dedupe read are kept with the index (``_meta.neardup.<key>``)
+_FIELDS_META = "batch_fields"
 
 #: ``progress(stage, done, total)``; total is None while unknown
 Progress = Callable[[str, int, int | None], None]
@@ -52,8 +63,34 @@ class BatchConfig:
     record: RecordConfig | None = None
 
     def version(self, fingerprinter: Fingerprinter) -> str:
-        version: str = fingerprinter.version if self.record is None else fingerprinter.record_version(self.record)
-        return version
+        """The fingerprint version this batch writes and reads: the fingerprinter's, plus what is read.
+
+        Records: :meth:`Fingerprinter.record_version` (the field configuration is in it). Text from the
+        default fields: the plain :attr:`Fingerprinter.version`, the one ingest writes and posted lookups
+        compare with. Text from other fields: the plain version plus ``-f`` and a hash of the fields.
+
+        >>> fp = Fingerprinter.default()
+        >>> BatchConfig().version(fp) == fp.version
+        True
+        >>> body = BatchConfig(text_field="body").version(fp)
+        >>> body.startswith(fp.version + "-f"), body == BatchConfig(text_field="body").version(fp)
+        (True, True)
+        >>> len({body, BatchConfig(title_field="body").version(fp), BatchConfig(text_field="title").version(fp)})
+        3
+        """
+        version: str
+        if self.record is not None:
+            version = fingerprinter.record_version(self.record)
+            return version
+        if self.fields() == DEFAULT_FIELDS:
+            version = fingerprinter.version
+            return version
+        read = json.dumps([self.text_field, self.title_field], ensure_ascii=False).encode()
+        return f"{fingerprinter.version}-f{xxhash.xxh3_64_hexdigest(read)[:6]}"
+
+    def fields(self) -> dict[str, str]:
+        """The fields text documents are read from (not used for records, which are read whole)."""
+        return {"text_field": self.text_field, "title_field": self.title_field}
 
     def verify_config(self) -> VerifyConfig:
         return self.verify if self.record is None else self.record.verify_config(self.verify)
@@ -121,7 +158,8 @@ def _fingerprint_stage(
 ) -> dict[str, int]:
     """Fingerprint every document that lacks the current version; write the fingerprint fields.
     A record the field configuration refuses (a value of the wrong type) is counted, not written."""
-    query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): config.version(fingerprinter)}}]}}
+    version = config.version(fingerprinter)
+    query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
     done = failed = refused = 0
     now = schema.timestamp(time.time_ns())
@@ -145,6 +183,8 @@ def _fingerprint_stage(
                 if r is None:
                     refused += 1
                     continue
+                if r.version != version:
+                    r = replace(r, version=version)  # the fields read are part of the version
                 fields_out = schema.record_fields(r)
                 if not (src.get(schema.ROOT) or {}).get(schema.INDEXED_AT):
                     fields_out[schema.INDEXED_AT] = now  # first seen now; a re-fingerprint keeps its place
@@ -158,6 +198,16 @@ def _fingerprint_stage(
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
+    """The text and title fields the last dedupe of ``index`` read (``text_field``, ``title_field``): a
+    reconcile configured with them works on the version that dedupe wrote. :data:`DEFAULT_FIELDS` when
+    it read those, or none ran."""
+    stored = read_index_meta(client, index, _FIELDS_META)
+    if not isinstance(stored, dict):
+        return dict(DEFAULT_FIELDS)
+    return {k: stored[k] if isinstance(stored.get(k), str) else v for k, v in DEFAULT_FIELDS.items()}
 
 
 def reconcile(
@@ -216,6 +266,8 @@ def dedupe(
     """Fingerprint what is missing, then cluster the whole index (see the module doc)."""
     cfg = config or BatchConfig()
     started = time.perf_counter()
+    if cfg.record is None:  # reconcile reads the version of these fields (see read_fields)
+        write_index_meta(client, index, _FIELDS_META, None if cfg.fields() == DEFAULT_FIELDS else cfg.fields())
     stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress)
     client.indices.refresh(index=index)
     result = reconcile(client, index, cfg.version(fingerprinter), cfg, progress)

@@ -6,6 +6,9 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import cache
 from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError
@@ -18,16 +21,32 @@ from neardup.ingest.records import RecordConfig
 from neardup.mappings import schema
 
 __all__ = [
+    "IMPORTS_INDEX",
+    "INTERNAL_INDICES",
+    "JOBS_INDEX",
     "ESUnavailable",
+    "IndexInfo",
     "RecordConfigs",
     "create_index",
+    "index_allowed",
+    "inspect_index",
+    "is_internal_index",
     "make_client",
+    "read_index_meta",
     "read_record_config",
     "record_config",
     "setup_index",
     "validate_index_name",
+    "write_index_meta",
     "write_record_config",
 ]
+
+#: batch jobs' records and locks (:mod:`neardup.es.jobs`)
+JOBS_INDEX = "neardup-jobs"
+#: SQL imports' high-water marks (``neardup.integrations.sql_import.STATE_INDEX``)
+IMPORTS_INDEX = "neardup-imports"
+#: neardup's own state, never user data: the service neither reads nor writes them for a request
+INTERNAL_INDICES = frozenset({JOBS_INDEX, IMPORTS_INDEX})
 
 # Elasticsearch's own rules: lowercase, no \ / * ? " < > | space , #, not starting with - _ +, not . or ..
 _INDEX_RE = re.compile(r"^(?![-_+.])[a-z0-9][a-z0-9._+-]{0,254}$|^[a-z0-9]$")
@@ -55,6 +74,97 @@ def validate_index_name(name: str) -> str:
     if not isinstance(name, str) or not _INDEX_RE.match(name) or name in {".", ".."}:
         raise UsageError(f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)")
     return name
+
+
+def is_internal_index(name: str) -> bool:
+    """neardup's own indices, and every name starting with "." (Elasticsearch's and its plugins').
+
+    >>> [is_internal_index(n) for n in ("neardup-jobs", "neardup-imports", ".kibana_1", "news")]
+    [True, True, True, False]
+    """
+    return name in INTERNAL_INDICES or name.startswith(".")
+
+
+def index_allowed(name: str, patterns: tuple[str, ...]) -> bool:
+    """``name`` matches one of the fnmatch ``patterns`` (``NEARDUP_INDEX_PATTERNS``), case-sensitively.
+
+    >>> index_allowed("news-2024", ("news-*", "hr")), index_allowed("hr-salaries", ("news-*", "hr"))
+    (True, False)
+    """
+    return any(fnmatchcase(name, p) for p in patterns)
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """What a name is in Elasticsearch: ``kind`` is ``missing``, ``index``, ``alias`` or ``data_stream``;
+    ``indices`` maps each index it stands for to what is wrong with its neardup fields ("" when
+    every one is mapped with neardup's type); ``conflicting``: those that map one with another type
+    (no set-up can fix that; missing fields it adds)."""
+
+    name: str
+    kind: str
+    indices: dict[str, str]
+    conflicting: frozenset[str] = frozenset()
+
+    @property
+    def ready(self) -> bool:
+        """An index (not an alias) with the whole neardup mapping: neardup may write to it as it is."""
+        return self.kind == "index" and self.indices.get(self.name) == ""
+
+    @property
+    def problems(self) -> dict[str, str]:
+        return {name: problem for name, problem in self.indices.items() if problem}
+
+
+NO_NEARDUP_FIELDS = "has no neardup fields"
+_MAPPED_TYPES = f"*.mappings.properties.{schema.ROOT}.properties.*.type"
+
+
+@cache
+def _expected_types() -> tuple[tuple[str, str], ...]:
+    return tuple((name, str(spec["type"])) for name, spec in mappings.neardup_fields().items())
+
+
+def _fields_problem(index_mapping: dict[str, Any]) -> tuple[str, bool]:
+    """What is wrong with one index's neardup fields, from its mapping (only their types): "" if nothing;
+    and whether a field has another type."""
+    mapped = index_mapping.get("mappings", {}).get("properties", {}).get(schema.ROOT, {}).get("properties", {})
+    for name, kind in _expected_types():
+        got = (mapped.get(name) or {}).get("type", kind)
+        if got != kind:
+            return f"maps {schema.path(name)} as {got}, not {kind}", True
+    missing = [schema.path(name) for name, _ in _expected_types() if "type" not in (mapped.get(name) or {})]
+    return (f"does not map {', '.join(missing)}" if missing else ""), False
+
+
+def inspect_index(client: Elasticsearch, index: str) -> IndexInfo:
+    """What ``index`` is and whether it carries the neardup mapping: one ``GET _mapping`` (of the neardup
+    fields' types only) for an index that does, the cheap check made for every request; a second
+    request (``_resolve/index``) for anything else, to tell a plain index from an alias."""
+    try:
+        found = client.indices.get_mapping(index=index, filter_path=[_MAPPED_TYPES]).body
+    except NotFoundError:
+        return IndexInfo(index, "missing", {})
+    checked = {name: _fields_problem(body) for name, body in (found or {}).items()}
+    conflicting = frozenset(name for name, (_, conflict) in checked.items() if conflict)
+
+    def info(kind: str, names: list[str]) -> IndexInfo:
+        problems = {n: checked[n][0] if n in checked else NO_NEARDUP_FIELDS for n in names}
+        return IndexInfo(index, kind, problems, conflicting & set(names))
+
+    if set(checked) == {index}:
+        return info("index", [index])
+    resolved = client.indices.resolve_index(name=index, expand_wildcards="all").body
+    for entry in resolved.get("indices", []):
+        if entry.get("name") == index:
+            return info("index", [index])
+    for entry in resolved.get("aliases", []):
+        if entry.get("name") == index:
+            return info("alias", list(entry.get("indices", [])))
+    for entry in resolved.get("data_streams", []):
+        if entry.get("name") == index:
+            return info("data_stream", list(entry.get("backing_indices", [])))
+    return IndexInfo(index, "missing", {})  # deleted in between
 
 
 def make_client(settings: Settings) -> Elasticsearch:
@@ -114,6 +224,30 @@ def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] 
     else:
         neardup_meta["record_config"] = data
     client.indices.put_mapping(index=index, meta={**meta, schema.ROOT: neardup_meta})
+
+
+def write_index_meta(client: Elasticsearch, index: str, key: str, data: Any) -> None:
+    """Keep ``data`` with the index, in its mapping's ``_meta.neardup.<key>`` (None removes it)."""
+    meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+    neardup_meta = dict(meta.get(schema.ROOT, {}))
+    if data is None:
+        if key not in neardup_meta:
+            return
+        neardup_meta.pop(key)
+    elif neardup_meta.get(key) == data:
+        return
+    else:
+        neardup_meta[key] = data
+    client.indices.put_mapping(index=index, meta={**meta, schema.ROOT: neardup_meta})
+
+
+def read_index_meta(client: Elasticsearch, index: str, key: str) -> Any:
+    """What :func:`write_index_meta` kept under ``key`` (None when nothing, or no such index)."""
+    try:
+        found = client.indices.get_mapping(index=index, filter_path=[f"*.mappings._meta.{schema.ROOT}.{key}"]).body
+    except NotFoundError:
+        return None
+    return (found or {}).get(index, {}).get("mappings", {}).get("_meta", {}).get(schema.ROOT, {}).get(key)
 
 
 def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | None:

@@ -1,11 +1,19 @@
 """Long-running batch jobs over HTTP: the job's state lives in Elasticsearch (index ``neardup-jobs``)
 so any service worker can answer ``GET /v1/jobs/{id}``; the work runs in a thread of the worker
 that accepted it. A job is ``running`` → ``done`` or ``failed`` (with the error); a running job whose worker stopped
-beating (the process died) is reported ``lost``."""
+beating (the process died) is reported ``lost``.
+
+One job of a kind runs on an index at a time, whichever worker process started it: a job first takes a
+lock, a document ``lock-<kind>-<index>`` in the same index created with ``op_type=create`` (so exactly
+one of two workers gets it). Its heartbeat keeps the lock fresh; it is deleted when the job ends, and a
+lock whose job ended or whose worker stopped beating for ``LOST_AFTER_SECONDS`` is taken over. Every
+change of a lock is conditional on its sequence number (``if_seq_no``), so a job never renews or deletes
+a lock another job took over (and no scripting is needed)."""
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
@@ -13,13 +21,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from elasticsearch import Elasticsearch, NotFoundError, TransportError
+from elasticsearch import ApiError, ConflictError, Elasticsearch, NotFoundError, TransportError
 
-from .client import create_index
+from neardup.errors import NeardupError
 
-__all__ = ["JOBS_INDEX", "get_job", "mark_lost", "start_job"]
+from .client import JOBS_INDEX, create_index
 
-JOBS_INDEX = "neardup-jobs"
+__all__ = ["JOBS_INDEX", "InvalidJobRecord", "JobRunning", "get_job", "mark_lost", "start_job"]
+
 HEARTBEAT_SECONDS = 10.0
 LOST_AFTER_SECONDS = 60.0
 _LOG = logging.getLogger(__name__)
@@ -33,19 +42,164 @@ _MAPPING = {
         "finished_at": {"type": "date"},
     },
 }
+#: the ids neardup gives jobs; anything else in the index (a lock) is not a job
+_JOB_ID = re.compile(r"[0-9a-f]{32}")
+_STATES = ("running", "done", "failed")
 
 #: the work: gets a progress callback ``(stage, done, total)`` and returns the job's result
 Work = Callable[[Callable[[str, int, int | None], None]], dict[str, Any]]
+
+
+class JobRunning(NeardupError):
+    """A job of this kind is already running on this index (``job_id``, started by any worker)."""
+
+    def __init__(self, kind: str, index: str, job_id: str) -> None:
+        super().__init__(
+            f"a {kind} job is already running on index {index!r}: {job_id}; wait for it to end (GET /v1/jobs/{job_id})"
+        )
+        self.kind = kind
+        self.index = index
+        self.job_id = job_id
+
+
+class InvalidJobRecord(NeardupError):
+    """The stored record of a job is not one neardup wrote (it was changed in Elasticsearch directly)."""
+
+    def __init__(self, job_id: str, problem: str) -> None:
+        super().__init__(
+            f"the record of job {job_id} in {JOBS_INDEX} is not one neardup wrote ({problem}); "
+            "it was changed in Elasticsearch directly"
+        )
+        self.job_id = job_id
+        self.problem = problem
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _parse_time(value: Any) -> datetime | None:
+    """An ISO timestamp with a time zone, else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def _lock_id(kind: str, index: str) -> str:
+    return f"lock-{kind}-{index}"
+
+
+def _lock_alive(client: Elasticsearch, lock: dict[str, Any]) -> bool:
+    """The lock's job still runs: it beat within ``LOST_AFTER_SECONDS`` and its record (once written)
+    says running."""
+    beat = _parse_time(lock.get("heartbeat_at"))
+    if beat is None or (datetime.now(UTC) - beat).total_seconds() > LOST_AFTER_SECONDS:
+        return False
+    job_id = lock.get("job")
+    if not isinstance(job_id, str):
+        return False
+    try:
+        job = client.get(index=JOBS_INDEX, id=job_id)["_source"]
+    except NotFoundError:
+        return True  # taken a moment ago; its record is being written
+    return isinstance(job, dict) and job.get("state") == "running"
+
+
+def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
+    """Take the (index, kind) lock for ``job_id``, or raise :class:`JobRunning` naming its holder."""
+    lock_id = _lock_id(kind, index)
+    holder = "?"
+    for _ in range(5):
+        body = {"lock": True, "kind": kind, "index": index, "job": job_id, "heartbeat_at": _now()}
+        try:
+            client.create(index=JOBS_INDEX, id=lock_id, document=body)
+            return
+        except ConflictError:
+            pass
+        try:
+            held = client.get(index=JOBS_INDEX, id=lock_id)
+        except NotFoundError:
+            continue  # released in between: try again
+        lock = held["_source"] if isinstance(held["_source"], dict) else {}
+        holder = str(lock.get("job"))
+        if _lock_alive(client, lock):
+            raise JobRunning(kind, index, holder)
+        try:  # its job ended or its worker died: take the lock over, unless someone else did first
+            client.index(
+                index=JOBS_INDEX,
+                id=lock_id,
+                document=body,
+                if_seq_no=held["_seq_no"],
+                if_primary_term=held["_primary_term"],
+            )
+            _LOG.warning("%s on %s: took over the lock of job %s (ended or its worker is gone)", kind, index, holder)
+            return
+        except ConflictError:
+            continue
+    raise JobRunning(kind, index, holder)
+
+
+def _held(client: Elasticsearch, lock_id: str, job_id: str) -> dict[str, Any] | None:
+    """The lock document while ``job_id`` holds it (with its sequence number), else None."""
+    try:
+        held = client.get(index=JOBS_INDEX, id=lock_id)
+    except NotFoundError:
+        return None
+    source = held["_source"]
+    return dict(held) if isinstance(source, dict) and source.get("job") == job_id else None
+
+
+def _renew(client: Elasticsearch, kind: str, index: str, job_id: str, now: str) -> None:
+    """The lock's heartbeat, while ``job_id`` holds it."""
+    lock_id = _lock_id(kind, index)
+    for _ in range(5):
+        held = _held(client, lock_id, job_id)
+        if held is None:
+            return
+        try:
+            client.index(
+                index=JOBS_INDEX,
+                id=lock_id,
+                document={**held["_source"], "heartbeat_at": now},
+                if_seq_no=held["_seq_no"],
+                if_primary_term=held["_primary_term"],
+            )
+            return
+        except ConflictError:
+            continue
+
+
+def _release(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
+    """Delete the lock if ``job_id`` still holds it; a lock left behind expires (see :func:`_lock_alive`)."""
+    lock_id = _lock_id(kind, index)
+    for attempt in range(10):
+        try:
+            held = _held(client, lock_id, job_id)
+            if held is None:
+                return
+            client.delete(
+                index=JOBS_INDEX, id=lock_id, if_seq_no=held["_seq_no"], if_primary_term=held["_primary_term"]
+            )
+            return
+        except NotFoundError:
+            return
+        except ConflictError:
+            continue  # renewed or taken over in between: look again
+        except (TransportError, ApiError) as exc:
+            _LOG.warning("job %s: lock not released yet: %s", job_id, exc)
+            time.sleep(min(2.0, 0.1 * (attempt + 1)))
+
+
 def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[str, Any]:
-    """Record a new job and run ``work`` in a background thread; returns the job document."""
+    """Record a new job and run ``work`` in a background thread; returns the job document. Raises
+    :class:`JobRunning` when a job of ``kind`` is running on ``index`` (in any worker process)."""
     create_index(client, JOBS_INDEX, _MAPPING)
     job_id = uuid.uuid4().hex
+    _acquire(client, kind, index, job_id)
     doc: dict[str, Any] = {
         "id": job_id,
         "kind": kind,
@@ -55,14 +209,20 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         "created_at": _now(),
         "heartbeat_at": _now(),
     }
-    client.index(index=JOBS_INDEX, id=job_id, document=doc, refresh="wait_for")
+    try:
+        client.index(index=JOBS_INDEX, id=job_id, document=doc, refresh="wait_for")
+    except BaseException:
+        _release(client, kind, index, job_id)
+        raise
     finished = threading.Event()
 
     def heartbeat() -> None:
         while not finished.wait(HEARTBEAT_SECONDS):
             try:
-                client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": _now()})
-            except TransportError as exc:
+                now = _now()
+                client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": now})
+                _renew(client, kind, index, job_id, now)
+            except (TransportError, ApiError) as exc:
                 _LOG.warning("job %s: heartbeat not recorded: %s", job_id, exc)
 
     last = [0.0]
@@ -89,23 +249,72 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         for attempt in range(30):  # Elasticsearch may be briefly away; the outcome must be recorded
             try:
                 client.update(index=JOBS_INDEX, id=job_id, doc=final, refresh="wait_for")
-                return
+                break
             except TransportError:
                 time.sleep(min(2.0, 0.1 * (attempt + 1)))
-        _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])
+        else:
+            _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])
+        _release(client, kind, index, job_id)
 
     threading.Thread(target=run, name=f"neardup-job-{job_id}", daemon=True).start()
     threading.Thread(target=heartbeat, name=f"neardup-job-{job_id}-heartbeat", daemon=True).start()
     return doc
 
 
+#: what a job record's fields must be: (accepted types, required)
+_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "id": ((str,), True),
+    "kind": ((str,), True),
+    "index": ((str,), True),
+    "state": ((str,), True),
+    "created_at": ((str,), True),
+    "progress": ((dict,), False),
+    "result": ((dict, type(None)), False),
+    "error": ((dict, type(None)), False),
+    "heartbeat_at": ((str, type(None)), False),
+    "finished_at": ((str, type(None)), False),
+}
+
+
+def _record_problem(job_id: str, job: Any) -> str:
+    """What is wrong with a stored job record ("" when nothing).
+
+    >>> _record_problem("a" * 32, {"id": "a" * 32, "kind": "dedupe", "index": "x", "state": "done", "created_at": "t"})
+    ''
+    >>> _record_problem("a" * 32, {"id": "a" * 32, "kind": "dedupe", "index": "x", "state": 5, "created_at": "t"})
+    'state is 5, not a str'
+    """
+    if not isinstance(job, dict):
+        return "it is not an object"
+    for name, (kinds, required) in _FIELDS.items():
+        if name not in job:
+            if required:
+                return f"it has no {name}"
+            continue
+        if not isinstance(job[name], kinds):
+            return f"{name} is {job[name]!r:.60}, not a {' or '.join(k.__name__ for k in kinds if k is not type(None))}"
+    if job["id"] != job_id:
+        return f"its id is {job['id']!r:.60}"
+    if job["state"] not in _STATES:
+        return f"state is {job['state']!r:.60}, not one of {', '.join(_STATES)}"
+    if job.get("heartbeat_at") is not None and _parse_time(job["heartbeat_at"]) is None:
+        return f"heartbeat_at is {job['heartbeat_at']!r:.60}, not a time with a time zone"
+    return ""
+
+
 def get_job(client: Elasticsearch, job_id: str) -> dict[str, Any] | None:
     """The job document, or None when there is no such job. A running job whose worker has not
-    beaten for ``LOST_AFTER_SECONDS`` (the process died) is reported as ``lost``."""
+    beaten for ``LOST_AFTER_SECONDS`` (the process died) is reported as ``lost``. Raises
+    :class:`InvalidJobRecord` when the stored record is not one neardup wrote."""
+    if not _JOB_ID.fullmatch(job_id):
+        return None  # not an id neardup gives out (a lock's, or anything else)
     try:
-        source: dict[str, Any] = client.get(index=JOBS_INDEX, id=job_id)["_source"]
+        source: Any = client.get(index=JOBS_INDEX, id=job_id)["_source"]
     except NotFoundError:
         return None
+    problem = _record_problem(job_id, source)
+    if problem:
+        raise InvalidJobRecord(job_id, problem)
     return mark_lost(source, datetime.now(UTC))
 
 

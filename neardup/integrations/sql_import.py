@@ -25,7 +25,7 @@ from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from sqlalchemy.engine import make_url
 
 from neardup.errors import NeardupError, UsageError
-from neardup.es.client import create_index
+from neardup.es.client import IMPORTS_INDEX, create_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.ingest.fingerprint import Fingerprinter, Record
@@ -34,7 +34,7 @@ from neardup.ingest.verify import VerifyConfig
 
 __all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "run_import"]
 
-STATE_INDEX = "neardup-imports"
+STATE_INDEX = IMPORTS_INDEX
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     return list_clusters(state().client, index, query["min_size"], query["size"])
 
 
-@bp.get("/clusters/<cluster_id>")
+@bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
 @bp.output(ClusterOut)
 @bp.doc(summary="One cluster's members with their Hamming distances", responses={404: "no such cluster"})
 def cluster_view(index: str, cluster_id: str) -> dict[str, Any]:

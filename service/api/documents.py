@@ -99,7 +99,6 @@ def _items(found: list[Found], size: int) -> list[dict[str, Any]]:
 @bp.input(DuplicatesQuery, location="query", arg_name="query")
 @bp.output(DuplicatesOut)
 @bp.doc(summary="Near-duplicates of a stored document", responses={404: "no such document or index"})
-@requires_read_key
 def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
@@ -131,7 +130,6 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
     "records and takes {record: {field: value}}, read and compared by that configuration.",
     responses={400: "text for a records index, or a record the configuration refuses", 413: "text too long"},
 )
-@requires_read_key
 def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()

@@ -43,8 +43,7 @@ def put_index(index: str) -> dict[str, Any]:
         except RecordError as exc:
             raise ApiError(400, "invalid_field_config", str(exc), detail={"field": exc.field}) from exc
     st = state()
-    st.ready_indices.discard(index)  # an explicit PUT always (re)applies the templates
-    created = ensure_index(index)
+    created = ensure_index(index, force=True)  # an explicit PUT always (re)applies the templates
     if config is not None and body is not None:
         st.record_configs.write(index, body)
     stored = read_record_config(st.client, index)

@@ -7,14 +7,14 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
-from neardup.es.batch import BatchConfig, Progress, dedupe, reconcile
-from neardup.es.jobs import get_job, start_job
+from neardup.es.batch import BatchConfig, Progress, dedupe, read_fields, reconcile
+from neardup.es.jobs import InvalidJobRecord, JobRunning, Work, get_job, start_job
 
-from ..auth import requires_key
+from ..auth import requires_key, requires_read_key
 from ..errors import ApiError
 from ..schemas import DedupeIn, JobOut
 from ..state import state
-from .common import checked_index, ensure_index
+from .common import checked_index, ensure_index, index_info
 
 __all__ = ["bp"]
 
@@ -23,15 +23,29 @@ bp = APIBlueprint("jobs", __name__, tag="jobs")
 
 def _require_index(index: str) -> None:
     checked_index(index)
-    if not state().client.indices.exists(index=index):
+    if index_info(index).kind == "missing":
         raise ApiError(404, "index_not_found", f"no index {index!r}")
     ensure_index(index)  # adds the neardup fields to a user's existing index
+
+
+def _start(kind: str, index: str, work: Work) -> dict[str, Any]:
+    """Start the job; 409 with the running job's id when one of ``kind`` runs on ``index`` (any worker)."""
+    try:
+        return start_job(state().client, kind, index, work)
+    except JobRunning as exc:
+        raise ApiError(
+            409, "job_running", str(exc), detail={"job_id": exc.job_id, "kind": exc.kind, "index": exc.index}
+        ) from exc
 
 
 @bp.post("/v1/indices/<index>/dedupe")
 @bp.input(DedupeIn, arg_name="body")
 @bp.output(JobOut, status_code=202)
-@bp.doc(security="ApiKey", summary="Fingerprint and cluster every document of an index (a job)")
+@bp.doc(
+    security="ApiKey",
+    summary="Fingerprint and cluster every document of an index (a job)",
+    responses={409: "a dedupe job is running on the index (its id in the detail)"},
+)
 @requires_key
 def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
     _require_index(index)
@@ -47,29 +61,47 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
     def work(progress: Progress) -> dict[str, Any]:
         return dedupe(st.client, index, st.fingerprinter, config, progress)
 
-    return start_job(st.client, "dedupe", index, work)
+    return _start("dedupe", index, work)
 
 
 @bp.post("/v1/indices/<index>/reconcile")
 @bp.output(JobOut, status_code=202)
-@bp.doc(security="ApiKey", summary="Merge clusters split by concurrent ingest, from stored fingerprints (a job)")
+@bp.doc(
+    security="ApiKey",
+    summary="Merge clusters split by concurrent ingest, from stored fingerprints (a job)",
+    responses={409: "a reconcile job is running on the index (its id in the detail)"},
+)
 @requires_key
 def reconcile_view(index: str) -> dict[str, Any]:
     _require_index(index)
     st = state()
-    config = BatchConfig(verify=st.ingest.verify, record=st.record_configs.get(index))
+    # the version the last dedupe wrote: the text and title fields it read are part of it
+    fields = read_fields(st.client, index)
+    config = BatchConfig(
+        verify=st.ingest.verify,
+        text_field=fields["text_field"],
+        title_field=fields["title_field"],
+        record=st.record_configs.get(index),
+    )
 
     def work(progress: Progress) -> dict[str, Any]:
         return reconcile(st.client, index, config.version(st.fingerprinter), config, progress)
 
-    return start_job(st.client, "reconcile", index, work)
+    return _start("reconcile", index, work)
 
 
 @bp.get("/v1/jobs/<job_id>")
 @bp.output(JobOut)
-@bp.doc(summary="A job's state, progress and result", responses={404: "no such job"})
+@bp.doc(
+    summary="A job's state, progress and result",
+    responses={404: "no such job", 502: "the job's record was changed outside neardup"},
+)
+@requires_read_key
 def job_view(job_id: str) -> dict[str, Any]:
-    job = get_job(state().client, job_id)
+    try:
+        job = get_job(state().client, job_id)
+    except InvalidJobRecord as exc:
+        raise ApiError(502, "invalid_job_record", str(exc), detail={"problem": exc.problem}) from exc
     if job is None:
         raise ApiError(404, "job_not_found", f"no job {job_id!r}")
     return job

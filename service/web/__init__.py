@@ -30,6 +30,8 @@ PAGE = 20
 
 
 def _index() -> str:
+    """The page's index, through the API's own check (allowed, not internal, a neardup index, and the
+    key when ``NEARDUP_PROTECT_READS`` is set)."""
     return checked_index(request.args.get("index") or state().settings.ui_index)
 
 
@@ -64,7 +66,7 @@ def clusters_page() -> str:
     return render_template("clusters.html", index=index, min_size=min_size, data=data)
 
 
-@bp.get("/clusters/<cluster_id>")
+@bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
 def cluster_page(cluster_id: str) -> str:
     index = _index()
     data = get_cluster(state().client, index, cluster_id, size=200)
