@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -211,3 +212,19 @@ def neardup_serve(es_url: str) -> Callable[..., AbstractContextManager[Served]]:
     """``with neardup_serve(workers=2, max_text_chars="3000") as served:`` a real ``neardup serve`` against the
     session's Elasticsearch (see :func:`_neardup_serve`)."""
     return functools.partial(_neardup_serve, es_url)
+
+
+def _finished_job(api: Any, job_id: str, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job: dict[str, Any] = api.get(f"/v1/jobs/{job_id}").json
+        if job.get("state") != "running":
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} still running after {timeout}s")
+
+
+@pytest.fixture(scope="session")
+def wait_for_job() -> Callable[..., dict[str, Any]]:
+    """``wait_for_job(api, job_id)``: the job's record once it is no longer running (a test client)."""
+    return _finished_job

@@ -7,8 +7,7 @@ The labelled set is a small People's Daily news set (reprint variants + boilerpl
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -174,7 +173,12 @@ def test_duplicates_of_a_stored_document_and_of_posted_text(
 
 
 def test_dedupe_of_a_plain_index_gives_the_ingest_clusters(
-    api: FlaskClient, es: Elasticsearch, index_name: str, sequential: tuple[str, dict[str, Any]], docs: list[Doc]
+    api: FlaskClient,
+    es: Elasticsearch,
+    index_name: str,
+    sequential: tuple[str, dict[str, Any]],
+    docs: list[Doc],
+    wait_for_job: Callable[..., dict[str, Any]],
 ) -> None:
     """An index filled without neardup (ids in file order), deduped by the HTTP job, equals ingest."""
     _, items = sequential
@@ -183,19 +187,24 @@ def test_dedupe_of_a_plain_index_gives_the_ingest_clusters(
     es.indices.refresh(index=index_name)
     job = api.post(f"/v1/indices/{index_name}/dedupe", json={"workers": 1})
     assert job.status_code == 202, job.json
-    result = _wait(api, job.json["id"])
+    result = wait_for_job(api, job.json["id"])
     assert result["state"] == "done", result
     assert result["result"]["fingerprinted"] == len(docs)
     deduped = _partition(_stored_clusters(es, index_name))
     ingested = _partition({k: v["cluster"] for k, v in items.items()})
     assert deduped == ingested
     # a re-run changes nothing and re-fingerprints nothing
-    again = _wait(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
+    again = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
     assert again["result"]["fingerprinted"] == 0 and again["result"]["changed"] == 0
 
 
 def test_concurrent_ingest_then_reconcile_gives_the_sequential_clusters(
-    es_url: str, es: Elasticsearch, index_name: str, sequential: tuple[str, dict[str, Any]], docs: list[Doc]
+    es_url: str,
+    es: Elasticsearch,
+    index_name: str,
+    sequential: tuple[str, dict[str, Any]],
+    docs: list[Doc],
+    wait_for_job: Callable[..., dict[str, Any]],
 ) -> None:
     _, items = sequential
     app = create_app({"es_url": es_url})
@@ -213,19 +222,9 @@ def test_concurrent_ingest_then_reconcile_gives_the_sequential_clusters(
     before = _partition(_stored_clusters(es, index_name))
     job = app.test_client().post(f"/v1/indices/{index_name}/reconcile")
     assert job.status_code == 202
-    result = _wait(app.test_client(), job.json["id"])
+    result = wait_for_job(app.test_client(), job.json["id"])
     assert result["state"] == "done", result
     after = _partition(_stored_clusters(es, index_name))
     sequential_partition = _partition({k: v["cluster"] for k, v in items.items()})
     print(f"clusters: concurrent {len(before)}, reconciled {len(after)}, sequential {len(sequential_partition)}")
     assert after == sequential_partition
-
-
-def _wait(api: FlaskClient, job_id: str, timeout: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = api.get(f"/v1/jobs/{job_id}").json
-        if job["state"] != "running":
-            return job
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} still running after {timeout}s")

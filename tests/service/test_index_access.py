@@ -5,9 +5,8 @@ job record neardup did not write answered with a clear error."""
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -35,21 +34,14 @@ def _error(resp: Any, status: int) -> dict[str, Any]:
     return body
 
 
-def _wait(api: FlaskClient, job_id: str) -> dict[str, Any]:
-    for _ in range(600):
-        job: dict[str, Any] = api.get(f"/v1/jobs/{job_id}").json
-        if job.get("state") != "running":
-            return job
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish")
-
-
 @pytest.fixture(scope="module")
-def done_job(api: FlaskClient, es: Elasticsearch) -> Iterator[dict[str, Any]]:
+def done_job(
+    api: FlaskClient, es: Elasticsearch, wait_for_job: Callable[..., dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
     """A finished dedupe job (so ``neardup-jobs`` exists and holds a real record)."""
     index = f"test-access-{uuid.uuid4().hex[:8]}"
     assert api.post(f"/v1/indices/{index}/documents", json={"id": "a", "text": TEXT}).status_code == 200
-    job = _wait(api, api.post(f"/v1/indices/{index}/dedupe", json={}).json["id"])
+    job = wait_for_job(api, api.post(f"/v1/indices/{index}/dedupe", json={}).json["id"])
     assert job["state"] == "done", job
     yield job
     es.indices.delete(index=index, ignore_unavailable=True)
@@ -120,7 +112,7 @@ def test_a_malformed_job_record_gives_a_clear_error(
 
 
 def test_reads_refuse_an_index_without_the_neardup_mapping(
-    api: FlaskClient, es: Elasticsearch, index_name: str
+    api: FlaskClient, es: Elasticsearch, index_name: str, wait_for_job: Callable[..., dict[str, Any]]
 ) -> None:
     """The issue's hr-salaries: created directly in Elasticsearch, read through every endpoint."""
     es.indices.create(index=index_name)
@@ -132,7 +124,7 @@ def test_reads_refuse_an_index_without_the_neardup_mapping(
             assert body["type"] == "not_a_neardup_index", (url, body)
             assert "Wang" not in resp.get_data(as_text=True) and "91000" not in resp.get_data(as_text=True)
     # a write prepares it (dedupe is how a user's own index becomes a neardup index); then it reads
-    job = _wait(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
+    job = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
     assert job["state"] == "done", job
     assert api.get(f"/v1/indices/{index_name}/search").json["total"] == 1
 

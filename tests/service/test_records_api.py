@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from neardup.evaluation.record_sets import template_text
 
 
 @pytest.mark.es
-def test_an_index_with_a_field_configuration_takes_records_through_the_service(es_url: str, index_name: str) -> None:
+def test_an_index_with_a_field_configuration_takes_records_through_the_service(
+    es_url: str, index_name: str, wait_for_job: Callable[..., dict[str, Any]]
+) -> None:
     from neardup.service import create_app
 
     api = create_app({"es_url": es_url}).test_client()
@@ -55,7 +60,7 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(e
 
     # reconcile re-clusters the stored records with the same rules: nothing changes
     job = api.post(f"/v1/indices/{index_name}/reconcile").json
-    done = _wait(api, job["id"])
+    done = wait_for_job(api, job["id"])
     assert done["state"] == "done" and done["result"]["changed"] == 0 and done["result"]["documents"] == 4
 
     # the same rows put into an index without neardup, then deduped with the configuration
@@ -71,7 +76,7 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(e
         )
         es.indices.refresh(index=plain)
         assert api.put(f"/v1/indices/{plain}", json=config).status_code == 200
-        done = _wait(api, api.post(f"/v1/indices/{plain}/dedupe", json={}).json["id"])
+        done = wait_for_job(api, api.post(f"/v1/indices/{plain}/dedupe", json={}).json["id"])
         assert done["state"] == "done" and done["result"]["fingerprinted"] == 4, done
         assert done["result"]["refused_records"] == 1
         es.indices.refresh(index=plain)
@@ -83,14 +88,3 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(e
         es.indices.delete(index=plain, ignore_unavailable=True)
         es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{plain}")
         es.close()
-
-
-def _wait(api: object, job_id: str) -> dict[str, object]:
-    import time
-
-    for _ in range(300):
-        job = api.get(f"/v1/jobs/{job_id}").json  # type: ignore[attr-defined]
-        if job["state"] != "running":
-            return job  # type: ignore[no-any-return]
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish")

@@ -32,15 +32,6 @@ def api(es_url: str) -> FlaskClient:
     return create_app({"es_url": es_url}).test_client()
 
 
-def _wait(api: FlaskClient, job_id: str) -> dict[str, Any]:
-    for _ in range(600):
-        job: dict[str, Any] = api.get(f"/v1/jobs/{job_id}").json
-        if job.get("state") != "running":
-            return job
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish")
-
-
 def _neardup_types(es: Elasticsearch, index: str) -> dict[str, str]:
     props = es.indices.get_mapping(index=index)[index]["mappings"]["properties"]["neardup"]["properties"]
     return {k: v.get("type", "object") for k, v in props.items()}
@@ -88,16 +79,21 @@ def _versions(es: Elasticsearch, index: str) -> set[str]:
 
 
 def test_a_dedupe_with_the_wrong_text_field_is_redone_with_the_right_one(
-    api: FlaskClient, es: Elasticsearch, index_name: str, news: list[Doc], fp: Fingerprinter
+    api: FlaskClient,
+    es: Elasticsearch,
+    index_name: str,
+    news: list[Doc],
+    fp: Fingerprinter,
+    wait_for_job: Callable[..., dict[str, Any]],
 ) -> None:
     es.indices.create(index=index_name)
     helpers.bulk(es, ({"_index": index_name, "_id": d.id, "headline": d.title, "body": d.text} for d in news))
     es.indices.refresh(index=index_name)
     # the mistake: the default field "text" is not there, so every document reads as empty
-    wrong = _wait(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
+    wrong = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
     assert wrong["state"] == "done" and wrong["result"]["fingerprinted"] == len(news)
     assert len(_partition(es, index_name)) == 1  # all of them "duplicates" of one empty text
-    right = _wait(
+    right = wait_for_job(
         api,
         api.post(f"/v1/indices/{index_name}/dedupe", json={"text_field": "body", "title_field": "headline"}).json["id"],
     )
@@ -111,10 +107,10 @@ def test_a_dedupe_with_the_wrong_text_field_is_redone_with_the_right_one(
     (version,) = _versions(es, index_name)
     assert version.startswith(fp.version + "-") and version != fp.version
     # reconcile (no fields given) works on what the last dedupe fingerprinted, and changes nothing
-    rec = _wait(api, api.post(f"/v1/indices/{index_name}/reconcile").json["id"])
+    rec = wait_for_job(api, api.post(f"/v1/indices/{index_name}/reconcile").json["id"])
     assert rec["result"]["documents"] == len(news) and rec["result"]["changed"] == 0, rec
     # the same fields again: nothing to redo
-    again = _wait(
+    again = wait_for_job(
         api,
         api.post(f"/v1/indices/{index_name}/dedupe", json={"text_field": "body", "title_field": "headline"}).json["id"],
     )
@@ -122,12 +118,17 @@ def test_a_dedupe_with_the_wrong_text_field_is_redone_with_the_right_one(
 
 
 def test_a_dedupe_with_the_default_fields_keeps_the_plain_version_that_lookups_use(
-    api: FlaskClient, es: Elasticsearch, index_name: str, news: list[Doc], fp: Fingerprinter
+    api: FlaskClient,
+    es: Elasticsearch,
+    index_name: str,
+    news: list[Doc],
+    fp: Fingerprinter,
+    wait_for_job: Callable[..., dict[str, Any]],
 ) -> None:
     es.indices.create(index=index_name)
     helpers.bulk(es, ({"_index": index_name, "_id": d.id, "title": d.title, "text": d.text} for d in news[:4]))
     es.indices.refresh(index=index_name)
-    done = _wait(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
+    done = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
     assert done["state"] == "done" and done["result"]["fingerprinted"] == 4
     assert _versions(es, index_name) == {fp.version}  # what ingest writes and posted lookups compare with
     found = api.post(f"/v1/indices/{index_name}/duplicates", json={"title": news[0].title, "text": news[0].text}).json
@@ -159,7 +160,7 @@ def _until_finished(es: Elasticsearch, job_id: str) -> None:
 
 
 def test_a_second_job_of_a_kind_on_an_index_gets_409_with_the_running_ones_id(
-    api: FlaskClient, es_url: str, es: Elasticsearch, index_name: str
+    api: FlaskClient, es_url: str, es: Elasticsearch, index_name: str, wait_for_job: Callable[..., dict[str, Any]]
 ) -> None:
     from neardup.es.jobs import start_job
 
@@ -176,13 +177,13 @@ def test_a_second_job_of_a_kind_on_an_index_gets_409_with_the_running_ones_id(
         # another kind of job on the same index is not held back
         rec = api.post(f"/v1/indices/{index_name}/reconcile")
         assert rec.status_code == 202, rec.json
-        assert _wait(api, rec.json["id"])["state"] == "done"
+        assert wait_for_job(api, rec.json["id"])["state"] == "done"
     finally:
         release.set()
     _until_finished(es, running["id"])
     after = api.post(f"/v1/indices/{index_name}/dedupe", json={})  # released when the job ended
     assert after.status_code == 202, after.json
-    assert _wait(api, after.json["id"])["state"] == "done"
+    assert wait_for_job(api, after.json["id"])["state"] == "done"
     # a job that fails releases its lock too
     failing = start_job(other_worker, "dedupe", index_name, lambda progress: {"x": 1 / 0})
     _until_finished(es, failing["id"])
