@@ -1,36 +1,15 @@
-"""Documents Elasticsearch would refuse, and batches it refuses in part: nothing is half-written, no client
-touches ``neardup.*``, and nothing points at a document that was not written (against the real Elasticsearch)."""
+"""A batch is never half-written: items Elasticsearch would refuse are refused before anything is written, a
+batch Elasticsearch refuses in part is undone, and with ``?partial=true`` nothing points at a refused document."""
 
 from __future__ import annotations
-
-import json
-from collections.abc import Iterator
 
 import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
-from neardup.evaluation.corpus import load_peoples_daily
-from neardup.service import create_app
+from tests.service.refusal_helpers import assert_refused_first, corpus_text
 
 pytestmark = pytest.mark.es
-
-
-@pytest.fixture
-def api(es_url: str) -> FlaskClient:
-    return create_app({"es_url": es_url}).test_client()
-
-
-@pytest.fixture
-def index(es: Elasticsearch) -> Iterator[str]:
-    name = "test-refused-documents"
-    es.indices.delete(index=name, ignore_unavailable=True)
-    yield name
-    es.indices.delete(index=name, ignore_unavailable=True)
-
-
-def _text(k: int) -> str:
-    return load_peoples_daily()[k].text
 
 
 def _nested(depth: int) -> dict[str, object]:
@@ -43,8 +22,6 @@ def _nested(depth: int) -> dict[str, object]:
 @pytest.mark.parametrize(
     "extra",
     [
-        {"neardup.cluster": "EVIL", "neardup.is_duplicate": True},  # dotted spelling of neardup's fields
-        {"neardup": {"cluster": "EVIL"}},
         {"_id": "other"},
         {"_index": "elsewhere"},
         {"_routing": "r"},
@@ -53,32 +30,26 @@ def _nested(depth: int) -> dict[str, object]:
         {"": "empty name"},
         {"a..b": 1},
     ],
-    ids=["dotted-neardup", "neardup-object", "_id", "_index", "_routing", "nan", "too-deep", "empty-name", "dots"],
+    ids=["_id", "_index", "_routing", "nan", "too-deep", "empty-name", "dots"],
 )
 def test_a_document_elasticsearch_would_refuse_is_refused_first_and_nothing_is_written(
     api: FlaskClient, es: Elasticsearch, index: str, extra: dict[str, object]
 ) -> None:
-    docs = [{"id": "ok-1", "text": _text(1)}, {"id": "bad", "text": _text(2), **extra}]
-    body = json.dumps(docs, allow_nan=True)  # NaN as Python's json writes it
-    resp = api.post(f"/v1/indices/{index}/documents?refresh=true", data=body, content_type="application/json")
-    assert resp.status_code == 400, resp.json
-    assert resp.json["error"]["type"] == "invalid_document"
-    assert "item 1" in resp.json["error"]["message"]
-    assert not es.indices.exists(index=index) or es.count(index=index)["count"] == 0
+    assert_refused_first(api, es, index, extra)
 
 
 def test_a_batch_elasticsearch_refuses_in_part_is_undone(api: FlaskClient, es: Elasticsearch, index: str) -> None:
     first = api.post(
         f"/v1/indices/{index}/documents?refresh=true",
-        json=[{"id": "orig", "text": _text(3), "views": 5}, {"id": "keep", "text": _text(4), "views": 1}],
+        json=[{"id": "orig", "text": corpus_text(3), "views": 5}, {"id": "keep", "text": corpus_text(4), "views": 1}],
     )
     assert first.status_code == 200
-    reprint = "来源：新华社\n" + _text(3)
+    reprint = "来源：新华社\n" + corpus_text(3)
     # "views" is mapped as a number now: Elasticsearch refuses the third item, after writing the others
     batch = [
-        {"id": "keep", "text": _text(4) + "（更新）", "views": 2},
+        {"id": "keep", "text": corpus_text(4) + "（更新）", "views": 2},
         {"id": "new", "text": reprint, "views": 3},
-        {"id": "refused", "text": _text(5), "views": "many"},
+        {"id": "refused", "text": corpus_text(5), "views": "many"},
     ]
     resp = api.post(f"/v1/indices/{index}/documents?refresh=true", json=batch)
     assert resp.status_code == 400, resp.json
@@ -92,8 +63,8 @@ def test_a_batch_elasticsearch_refuses_in_part_is_undone(api: FlaskClient, es: E
 def test_partial_keeps_the_accepted_and_nothing_points_at_a_refused_document(
     api: FlaskClient, es: Elasticsearch, index: str
 ) -> None:
-    api.post(f"/v1/indices/{index}/documents?refresh=true", json=[{"id": "seed", "text": _text(6), "views": 1}])
-    original = _text(7)
+    api.post(f"/v1/indices/{index}/documents?refresh=true", json=[{"id": "seed", "text": corpus_text(6), "views": 1}])
+    original = corpus_text(7)
     batch = [
         {"id": "refused-original", "text": original, "views": "many"},
         {"id": "copy", "text": "来源：人民日报\n" + original, "views": 2},

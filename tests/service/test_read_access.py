@@ -1,0 +1,100 @@
+"""Reads need an index with the neardup mapping, ``NEARDUP_INDEX_PATTERNS`` limits the indices the service
+touches, and ``NEARDUP_PROTECT_READS`` puts every read behind the API key."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from elasticsearch import Elasticsearch
+from flask.testing import FlaskClient
+
+from neardup.service import create_app
+from tests.service.access_helpers import TEXT, error_of, every_request
+
+pytestmark = pytest.mark.es
+
+
+def test_reads_refuse_an_index_without_the_neardup_mapping(
+    api: FlaskClient, es: Elasticsearch, index_name: str, wait_for_job: Callable[..., dict[str, Any]]
+) -> None:
+    """The issue's hr-salaries: created directly in Elasticsearch, read through every endpoint."""
+    es.indices.create(index=index_name)
+    es.index(index=index_name, id="1", document={"name": "Wang", "salary": 91000, "text": TEXT}, refresh=True)
+    for method, url, kwargs in every_request(index_name):
+        if method == "get" or url.endswith("/duplicates"):
+            resp = getattr(api, method)(url, **kwargs)
+            body = error_of(resp, 404)
+            assert body["type"] == "not_a_neardup_index", (url, body)
+            assert "Wang" not in resp.get_data(as_text=True) and "91000" not in resp.get_data(as_text=True)
+    # a write prepares it (dedupe is how a user's own index becomes a neardup index); then it reads
+    job = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
+    assert job["state"] == "done", job
+    assert api.get(f"/v1/indices/{index_name}/search").json["total"] == 1
+
+
+def test_reads_refuse_an_index_whose_neardup_fields_have_other_types(
+    api: FlaskClient, es: Elasticsearch, index_name: str
+) -> None:
+    es.index(index=index_name, id="1", document={"text": TEXT, "neardup": {"b0": "x", "version": "v"}}, refresh=True)
+    body = error_of(api.get(f"/v1/indices/{index_name}/search"), 404)
+    assert body["type"] == "not_a_neardup_index" and "neardup.b0" in body["message"]
+    # nor is it written to: no set-up can change those types, so the write is refused before anything is written
+    refused = error_of(api.post(f"/v1/indices/{index_name}/documents", json={"id": "2", "text": TEXT}), 409)
+    assert refused["type"] == "not_a_neardup_index" and "neardup.b0" in refused["message"]
+    assert es.count(index=index_name)["count"] == 1
+
+
+def test_index_patterns_limit_the_indices_the_service_touches(es_url: str, es: Elasticsearch, index_name: str) -> None:
+    allowed = f"allowed-{uuid.uuid4().hex[:8]}"
+    api = create_app({"es_url": es_url, "index_patterns": "allowed-*, other"}).test_client()
+    try:
+        for method, url, kwargs in every_request(index_name):
+            body = error_of(getattr(api, method)(url, **kwargs), 403)
+            assert body["type"] == "index_not_allowed" and "NEARDUP_INDEX_PATTERNS" in body["message"], url
+        assert not es.indices.exists(index=index_name)
+        assert api.put(f"/v1/indices/{allowed}").status_code == 200
+        assert api.get(f"/v1/indices/{allowed}/search").status_code == 200
+        # an allowed name that is an alias of an index outside the patterns reads nothing of it
+        es.indices.create(index=index_name)
+        es.indices.put_alias(index=index_name, name=f"{allowed}-alias")
+        assert error_of(api.get(f"/v1/indices/{allowed}-alias/search"), 403)["type"] == "index_not_allowed"
+    finally:
+        es.indices.delete(index=allowed, ignore_unavailable=True)
+        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{allowed}")
+
+
+def test_protect_reads_puts_every_read_behind_the_key(es_url: str, es: Elasticsearch, index_name: str) -> None:
+    api = create_app({"es_url": es_url, "api_key": "s3cret", "protect_reads": True}).test_client()
+    key = {"X-API-Key": "s3cret"}
+    assert api.put(f"/v1/indices/{index_name}", headers=key).status_code == 200
+    assert (
+        api.post(f"/v1/indices/{index_name}/documents", json={"id": "a", "text": TEXT}, headers=key).status_code == 200
+    )
+    reads = [(m, u, k) for m, u, k in every_request(index_name) if m == "get" or u.endswith("/duplicates")]
+    reads.append(("get", "/v1/jobs/0123456789abcdef0123456789abcdef", {}))
+    for method, url, kwargs in reads:
+        body = error_of(getattr(api, method)(url, **kwargs), 401)
+        assert body["type"] == "unauthorized", url
+        with_key = getattr(api, method)(url, headers=key, **kwargs)
+        assert with_key.status_code in (200, 404), (url, with_key.get_data(as_text=True)[:200])
+        if with_key.status_code == 404:
+            assert with_key.json["error"]["type"] in ("cluster_not_found", "document_not_found", "job_not_found")
+    assert api.get("/healthz").status_code == 200  # the health check stays open
+    # without the setting, reads stay open as before
+    open_api = create_app({"es_url": es_url, "api_key": "s3cret"}).test_client()
+    assert open_api.get(f"/v1/indices/{index_name}/search").status_code == 200
+
+
+def test_settings_read_the_new_variables() -> None:
+    from neardup.config import Settings
+    from neardup.es.client import INTERNAL_INDICES
+    from neardup.es.jobs import JOBS_INDEX
+    from neardup.integrations.sql_import import STATE_INDEX
+
+    s = Settings.from_env({"NEARDUP_INDEX_PATTERNS": "news-*,hr", "NEARDUP_PROTECT_READS": "true"})
+    assert s.index_patterns == "news-*,hr" and s.protect_reads is True
+    assert Settings().index_patterns == "*" and Settings().protect_reads is False
+    assert {JOBS_INDEX, STATE_INDEX} <= INTERNAL_INDICES
