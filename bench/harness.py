@@ -1,21 +1,29 @@
-"""What the Elasticsearch benchmarks share: a cluster to run against, and timing a set of lookup
-methods over the same queries."""
+"""What the Elasticsearch benchmarks share: a cluster to run against, a real ``neardup serve`` with its
+workers' peak memory, and timing a set of lookup methods over the same queries."""
 
 from __future__ import annotations
 
 import os
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+
+import psutil
 
 from neardup import node as esnode
 from neardup.config import Settings
 
-__all__ = ["Row", "elasticsearch", "percentiles", "time_methods"]
+__all__ = ["PeakRss", "Row", "Served", "elasticsearch", "percentiles", "serve", "time_methods"]
 
 Q = TypeVar("Q")
 #: (method, p50 ms, p99 ms, mean candidates or None when not observable, targets found)
@@ -35,6 +43,67 @@ def elasticsearch(port: int, heap: str) -> Iterator[tuple[str, str]]:
         yield info.url, f"embedded {esnode.ES_VERSION}"
     finally:
         esnode.stop(data)
+
+
+@dataclass
+class Served:
+    url: str
+    workers: list[int]
+
+
+def _port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serve(es_url: str, workers: int = 2, **settings: str) -> Iterator[Served]:
+    """A real ``neardup serve`` (gunicorn) against ``es_url``, with ``NEARDUP_<NAME>`` settings."""
+    port = _port()
+    env = os.environ | {"NEARDUP_ES_URL": es_url} | {f"NEARDUP_{k.upper()}": v for k, v in settings.items()}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", str(workers)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        yield Served(f"http://127.0.0.1:{port}", [c.pid for c in psutil.Process(server.pid).children()])
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+@dataclass
+class PeakRss:
+    """The largest resident set of any of ``pids``, sampled every 50 ms while the block runs."""
+
+    pids: list[int]
+    peak: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def _sample(self) -> None:
+        procs = [psutil.Process(p) for p in self.pids]
+        while not self._stop.is_set():
+            self.peak = max(self.peak, *(p.memory_info().rss for p in procs))
+            time.sleep(0.05)
+
+    def __enter__(self) -> PeakRss:
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def percentiles(ms: list[float]) -> tuple[float, float]:

@@ -13,32 +13,20 @@ Run: ``python -m bench.largest_request`` (writes bench/results/largest_request.m
 from __future__ import annotations
 
 import json
-import os
 import random
-import socket
-import subprocess
-import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import psutil
 
-from bench.harness import elasticsearch
+from bench.harness import PeakRss, elasticsearch, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily
 
 OUT = Path(__file__).parent / "results" / "largest_request.md"
 LIMITS = Settings()
-
-
-def _port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _alike(n: int, size: int) -> list[dict[str, str]]:
@@ -65,69 +53,34 @@ def _fit(docs: list[dict[str, str]]) -> list[dict[str, str]]:
     return docs
 
 
-def _peak_rss(pids: list[int], stop: threading.Event, out: list[int]) -> None:
-    procs = [psutil.Process(p) for p in pids]
-    peak = 0
-    while not stop.is_set():
-        peak = max(peak, *(p.memory_info().rss for p in procs))
-        time.sleep(0.05)
-    out.append(peak)
-
-
 def main() -> None:
     rows = []
-    with elasticsearch(9351, "1g") as (es_url, label):
-        port = _port()
-        env = os.environ | {"NEARDUP_ES_URL": es_url}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "neardup", "serve", "--port", str(port), "--workers", "2"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            for _ in range(300):
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5):
-                        break
-                except OSError:
-                    time.sleep(0.2)
-            workers = [c.pid for c in psutil.Process(server.pid).children()]
-            shapes = {
-                "very similar documents": _fit(_alike(LIMITS.max_documents_per_request, 3000)),
-                "different news paragraphs": _fit(_different(LIMITS.max_documents_per_request)),
-                "one long document": [
-                    {"id": "long", "text": ("国务院召开常务会议，部署经济工作。" * 120_000)[:1_990_000]}
-                ],
-            }
-            for name, docs in shapes.items():
-                body = json.dumps(docs, ensure_ascii=False).encode()
-                index = "bench-largest-" + name.split()[0]
-                baseline = max(psutil.Process(p).memory_info().rss for p in workers)
-                stop, peak = threading.Event(), []
-                sampler = threading.Thread(target=_peak_rss, args=(workers, stop, peak))
-                sampler.start()
-                req = urllib.request.Request(
-                    f"http://127.0.0.1:{port}/v1/indices/{index}/documents",
-                    data=body,
-                    headers={"Content-Type": "application/json"},
-                )
+    with elasticsearch(9351, "1g") as (es_url, label), serve(es_url) as served:
+        workers = served.workers
+        shapes = {
+            "very similar documents": _fit(_alike(LIMITS.max_documents_per_request, 3000)),
+            "different news paragraphs": _fit(_different(LIMITS.max_documents_per_request)),
+            "one long document": [{"id": "long", "text": ("国务院召开常务会议，部署经济工作。" * 120_000)[:1_990_000]}],
+        }
+        for name, docs in shapes.items():
+            body = json.dumps(docs, ensure_ascii=False).encode()
+            index = "bench-largest-" + name.split()[0]
+            baseline = max(psutil.Process(p).memory_info().rss for p in workers)
+            req = urllib.request.Request(
+                f"{served.url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/json"}
+            )
+            with PeakRss(workers) as rss:
                 start = time.perf_counter()
                 with urllib.request.urlopen(req, timeout=600) as resp:
                     answer = json.load(resp)
                 seconds = time.perf_counter() - start
-                stop.set()
-                sampler.join()
-                written = sum(1 for i in answer["items"] if i["status"] in ("created", "updated"))
-                clusters = len({i["cluster"] for i in answer["items"]})
-                rows.append(
-                    f"| {name} | {len(docs):,} | {len(body) / 2**20:.1f} MiB | {seconds:.1f} | {written:,} | "
-                    f"{clusters:,} | {baseline / 2**20:.0f} | {peak[0] / 2**20:.0f} |"
-                )
-                print(rows[-1], flush=True)
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
+            written = sum(1 for i in answer["items"] if i["status"] in ("created", "updated"))
+            clusters = len({i["cluster"] for i in answer["items"]})
+            rows.append(
+                f"| {name} | {len(docs):,} | {len(body) / 2**20:.1f} MiB | {seconds:.1f} | {written:,} | "
+                f"{clusters:,} | {baseline / 2**20:.0f} | {rss.peak / 2**20:.0f} |"
+            )
+            print(rows[-1], flush=True)
     write_results(
         OUT,
         [

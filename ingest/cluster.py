@@ -37,9 +37,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .bits import BLOCKS, hamming
-from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
+from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_pairs
 
 __all__ = [
+    "DEFAULT_MIN_SHARED",
     "Assignment",
     "Option",
     "assign",
@@ -61,6 +62,8 @@ DEFAULT_MAX_BUCKET = 256
 DEFAULT_WINDOW = 64
 #: how many candidates a document keeps (those sharing the most block tokens)
 DEFAULT_MAX_CANDIDATES = 64
+#: how many (seed, block) tokens a candidate pair must share
+DEFAULT_MIN_SHARED = 1
 K = TypeVar("K", bound=Hashable)
 
 
@@ -153,9 +156,11 @@ def candidate_pairs(
     max_bucket: int = DEFAULT_MAX_BUCKET,
     window: int = DEFAULT_WINDOW,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    min_shared: int = DEFAULT_MIN_SHARED,
 ) -> tuple[I64, I64]:
-    """Unique candidate pairs (i < j) of :func:`iter_candidate_pairs`; each later document ``j`` keeps the
-    ``max_candidates`` earlier ones sharing the most tables (ties: the nearer one), sorted by (i, j)."""
+    """Unique candidate pairs (i < j) of :func:`iter_candidate_pairs` sharing at least ``min_shared``
+    tables; each later document ``j`` keeps the ``max_candidates`` earlier ones sharing the most tables
+    (ties: the nearer one), sorted by (i, j)."""
     n = fingerprints.shape[0]
     chunks = [
         np.minimum(a, b) * np.int64(n) + np.maximum(a, b)
@@ -164,6 +169,8 @@ def candidate_pairs(
     if not chunks:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     packed, shared = np.unique(np.concatenate(chunks), return_counts=True)
+    if min_shared > 1:
+        packed, shared = packed[shared >= min_shared], shared[shared >= min_shared]
     i, j = packed // n, packed % n
     order = np.lexsort((-i, -shared, j))  # per later document: most shared first, then the nearer
     j_sorted = j[order]
@@ -310,9 +317,11 @@ def record_candidate_pairs(
     records: Sequence[Comparable],
     seeds_of: Callable[[Comparable], Sequence[int]],
     max_bucket: int = DEFAULT_MAX_BUCKET,
+    min_shared: int = DEFAULT_MIN_SHARED,
 ) -> tuple[I64, I64]:
-    """The candidate rule over records, as unique pairs (i < j): records of status ``ok`` sharing a block
-    of any seed; too-short records with the same exact hash, each paired with the first of them."""
+    """The candidate rule over records, as unique pairs (i < j): records of status ``ok`` sharing
+    ``min_shared`` (seed, block) tokens; too-short records with the same exact hash, each paired with
+    the first of them."""
     n = len(records)
     valid = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=n)
     empty = np.zeros(0, np.int64)
@@ -324,7 +333,8 @@ def record_candidate_pairs(
             if r.status == "ok":
                 seeds = seeds_of(r)
                 fps[row, : len(seeds)] = seeds
-        ci, cj = candidate_pairs(fps, valid, max_bucket)
+        shared = max(1, min(min_shared, BLOCKS * width))
+        ci, cj = candidate_pairs(fps, valid, max_bucket, min_shared=shared)
     first_exact: dict[str, int] = {}
     extra_i: list[int] = []
     extra_j: list[int] = []
@@ -345,15 +355,15 @@ def verified_pairs(
     seeds_of: Callable[[Comparable], Sequence[int]],
     config: VerifyConfig,
     max_bucket: int = DEFAULT_MAX_BUCKET,
+    min_shared: int = DEFAULT_MIN_SHARED,
 ) -> tuple[list[int], list[int], list[Match]]:
-    """The candidate pairs (i < j) of :func:`record_candidate_pairs` that :func:`verify` accepts, with
-    their matches."""
-    ci, cj = record_candidate_pairs(records, seeds_of, max_bucket)
+    """The candidate pairs (i < j) of :func:`record_candidate_pairs` that
+    :func:`~neardup.ingest.verify.verify` accepts, with their matches."""
+    ci, cj = record_candidate_pairs(records, seeds_of, max_bucket, min_shared)
     keep_i: list[int] = []
     keep_j: list[int] = []
     matches: list[Match] = []
-    for a, b in zip(ci.tolist(), cj.tolist(), strict=True):
-        match = verify(records[a], records[b], config)
+    for a, b, match in zip(ci.tolist(), cj.tolist(), verify_pairs(records, ci, cj, config), strict=True):
         if match is not None:
             keep_i.append(a)
             keep_j.append(b)
@@ -367,10 +377,11 @@ def cluster_records(
     config: VerifyConfig,
     max_bucket: int = DEFAULT_MAX_BUCKET,
     guard: bool = True,
+    min_shared: int = DEFAULT_MIN_SHARED,
 ) -> Assignment:
     """Cluster fingerprint records: :func:`verified_pairs`, then :func:`assign` with the drift guard
     :func:`~neardup.ingest.verify.close_to_canonical`."""
-    keep_i, keep_j, matches = verified_pairs(records, seeds_of, config, max_bucket)
+    keep_i, keep_j, matches = verified_pairs(records, seeds_of, config, max_bucket, min_shared)
 
     def near_canonical(doc: int, canonical: int) -> bool:
         return close_to_canonical(records[doc], records[canonical], config)

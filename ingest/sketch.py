@@ -15,13 +15,23 @@ values. Two sketches estimate the Jaccard similarity of the two documents' shing
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from .bits import splitmix64
 
-__all__ = ["SHINGLE", "SKETCH_SIZE", "decode_sketch", "encode_sketch", "jaccard", "shingle_sketch"]
+__all__ = [
+    "SHINGLE",
+    "SKETCH_SIZE",
+    "decode_sketch",
+    "encode_sketch",
+    "jaccard",
+    "jaccard_rows",
+    "pack_sketches",
+    "shingle_sketch",
+]
 
 SHINGLE = 3
 SKETCH_SIZE = 128
@@ -55,6 +65,49 @@ def jaccard(a: npt.NDArray[np.uint32], b: npt.NDArray[np.uint32], k: int = SKETC
     union = np.union1d(a, b)[:k]
     both = np.isin(union, a, assume_unique=True) & np.isin(union, b, assume_unique=True)
     return float(both.sum()) / float(union.size)
+
+
+def pack_sketches(
+    sketches: Sequence[npt.NDArray[np.uint32]], k: int = SKETCH_SIZE
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]:
+    """Sketches as one (n, k) matrix, each row left-aligned, and their lengths."""
+    lengths = np.fromiter((min(s.size, k) for s in sketches), dtype=np.int64, count=len(sketches))
+    out = np.zeros((len(sketches), k), dtype=np.uint32)
+    for row, (s, n) in enumerate(zip(sketches, lengths.tolist(), strict=True)):
+        out[row, :n] = s[:n]
+    return out, lengths
+
+
+def jaccard_rows(
+    a: npt.NDArray[np.uint32],
+    a_len: npt.NDArray[np.int64],
+    b: npt.NDArray[np.uint32],
+    b_len: npt.NDArray[np.int64],
+    k: int = SKETCH_SIZE,
+) -> npt.NDArray[np.float64]:
+    """:func:`jaccard` of row ``r`` of ``a`` with row ``r`` of ``b`` for every row at once (matrices of
+    :func:`pack_sketches`; ``a`` may be one row, broadcast against all of ``b``), the same values.
+
+    Each row pair is merged by one sort; a value in both sketches shows as two equal neighbours. Padding
+    slots get distinct values above every 32-bit value, so they sort last and never pair.
+
+    >>> x, y, z = shingle_sketch("今天北京天气晴朗"), shingle_sketch("今天北京天气不错"), shingle_sketch("")
+    >>> a, la = pack_sketches([x])
+    >>> b, lb = pack_sketches([y, x, z])
+    >>> jaccard_rows(a, la, b, lb).tolist() == [jaccard(x, y), 1.0, 0.0]
+    True
+    """
+    rows = max(a.shape[0], b.shape[0])
+    col = np.arange(k, dtype=np.uint64)
+    wide_a = np.where(col < a_len[:, None].astype(np.uint64), a.astype(np.uint64), _U64(1 << 32) + col)
+    wide_b = np.where(col < b_len[:, None].astype(np.uint64), b.astype(np.uint64), _U64(1 << 33) + col)
+    merged = np.sort(np.concatenate([np.broadcast_to(wide_a, (rows, k)), wide_b], axis=1), axis=1)
+    same = merged[:, 1:] == merged[:, :-1]
+    distinct_so_far = np.cumsum(np.concatenate([np.ones((rows, 1), bool), ~same], axis=1), axis=1)
+    both = np.count_nonzero(same & (distinct_so_far[:, 1:] <= k), axis=1)
+    union = np.minimum(k, a_len + b_len - np.count_nonzero(same, axis=1))
+    nonempty = (a_len > 0) & (b_len > 0)
+    return np.where(nonempty, both / np.maximum(union, 1), 0.0)
 
 
 def encode_sketch(sketch: npt.NDArray[np.uint32]) -> str:

@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,9 +24,9 @@ import numpy.typing as npt
 
 from .bits import hamming
 from .metadata import combined, meta_jaccard
-from .sketch import jaccard
+from .sketch import jaccard, jaccard_rows, pack_sketches
 
-__all__ = ["Comparable", "Match", "VerifyConfig", "close_to_canonical", "verify"]
+__all__ = ["Comparable", "Match", "VerifyConfig", "close_to_canonical", "verify", "verify_many", "verify_pairs"]
 
 
 class Comparable(Protocol):
@@ -92,6 +93,63 @@ def verify(a: Comparable, b: Comparable, config: VerifyConfig) -> Match | None:
     if similarity >= config.min_jaccard or (distance <= config.max_distance and similarity >= config.near_jaccard):
         return Match(distance, similarity)
     return None
+
+
+def verify_many(a: Comparable, candidates: Sequence[Comparable], config: VerifyConfig) -> list[Match | None]:
+    """``[verify(a, c, config) for c in candidates]``, computed as :func:`verify_pairs` does.
+
+    >>> from neardup.ingest.fingerprint import Fingerprinter
+    >>> fp = Fingerprinter.default()
+    >>> text = "国务院总理今天主持召开国务院常务会议，部署进一步扩大内需、稳定经济增长的政策措施。"
+    >>> others = [fp.fingerprint(t) for t in (text.replace("今天", "昨天"), "今天天气很好", "好")]
+    >>> a = fp.fingerprint(text)
+    >>> verify_many(a, others, VerifyConfig()) == [verify(a, c, VerifyConfig()) for c in others]
+    True
+    """
+    n = len(candidates)
+    return verify_pairs([a, *candidates], np.zeros(n, np.int64), np.arange(1, n + 1), config)
+
+
+#: pairs per vectorised step (two (chunk, 2 * sketch size) uint64 matrices at a time)
+_CHUNK = 16_384
+
+
+def verify_pairs(
+    records: Sequence[Comparable], i: npt.ArrayLike, j: npt.ArrayLike, config: VerifyConfig
+) -> list[Match | None]:
+    """``[verify(records[a], records[b], config) for a, b in zip(i, j)]``, with the sketch similarity
+    and Hamming distance of all fingerprinted pairs computed as array operations, so checking hundreds
+    of candidates of a lookup or millions of pairs of a batch does not loop in Python per pair.
+    Pairs that need the exact hash or the metadata score go through :func:`verify` itself."""
+    left = np.asarray(i, dtype=np.int64)
+    right = np.asarray(j, dtype=np.int64)
+    out: list[Match | None] = [None] * left.size
+    ok = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=len(records))
+    meta = np.fromiter((r.meta is not None for r in records), dtype=bool, count=len(records))
+    plain = ok[left] & ok[right] & config.use_sketch
+    if config.mu < 1.0:
+        plain &= ~meta[left] & ~meta[right]
+    for k in np.flatnonzero(~plain).tolist():
+        out[k] = verify(records[int(left[k])], records[int(right[k])], config)
+    bulk = np.flatnonzero(plain)
+    if bulk.size == 0:
+        return out
+    used = np.unique(np.concatenate([left[bulk], right[bulk]]))
+    row = np.zeros(len(records), dtype=np.int64)
+    row[used] = np.arange(used.size)
+    sketches, lengths = pack_sketches([records[int(u)].sketch for u in used])
+    fps = np.fromiter((records[int(u)].fingerprint for u in used), dtype=np.uint64, count=used.size)
+    for start in range(0, bulk.size, _CHUNK):
+        part = bulk[start : start + _CHUNK]
+        a, b = row[left[part]], row[right[part]]
+        similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
+        distance = np.bitwise_count(fps[a] ^ fps[b])
+        accept = (similarity >= config.min_jaccard) | (
+            (distance <= config.max_distance) & (similarity >= config.near_jaccard)
+        )
+        for k in np.flatnonzero(accept).tolist():
+            out[int(part[k])] = Match(int(distance[k]), float(similarity[k]))
+    return out
 
 
 def close_to_canonical(doc: Comparable, canonical: Comparable, config: VerifyConfig) -> bool:

@@ -33,6 +33,7 @@ from neardup.ingest.verify import Match
 
 __all__ = [
     "BLOCK_FIELDS",
+    "CANDIDATE_DOC_VALUES",
     "CLUSTER",
     "DISTANCE",
     "DUPLICATE_OF",
@@ -84,6 +85,19 @@ BLOCK_FIELDS = tuple(path(b) for b in BLOCKS)
 
 #: what verification and assignment read of a stored document (never the text)
 LOOKUP_FIELDS = [path(f) for f in (FINGERPRINT, MINHASH, EXACT, STATUS, VERSION, CLUSTER, INDEXED_AT, META_MINHASH)]
+
+#: what a candidate search reads, all from doc values (no ``_source`` is loaded or parsed per hit): seed 0
+#: of the fingerprint as hex (doc values of the fingerprint array come sorted, which loses which is
+#: seed 0), the sketches as base64, and the time with all nine digits as stored
+CANDIDATE_DOC_VALUES: list[str | dict[str, str]] = [
+    path(HEX),
+    path(MINHASH),
+    path(META_MINHASH),
+    path(EXACT),
+    path(STATUS),
+    path(CLUSTER),
+    {"field": path(INDEXED_AT), "format": "strict_date_optional_time_nanos"},
+]
 
 #: the assignment fields, written by flagging and changed by reconcile
 ASSIGNMENT_FIELDS = (CLUSTER, DUPLICATE_OF, DISTANCE, SIMILARITY)
@@ -163,6 +177,8 @@ class Stored:
     cluster: str | None
     indexed_at: str
     meta: npt.NDArray[np.uint32] | None = None
+    #: False for a candidate read from doc values: ``fingerprints`` then holds seed 0 alone
+    all_seeds: bool = True
 
     @property
     def fingerprint(self) -> int:
@@ -186,7 +202,57 @@ class Stored:
             meta=decode_meta(nd.get(META_MINHASH)),
         )
 
+    @classmethod
+    def written(cls, doc_id: str, record: Record, cluster: str, indexed_at: str) -> Stored:
+        """The stored form of a document just written with these values (what a search will return)."""
+        return cls(
+            doc_id,
+            record.fingerprints if record.status == "ok" else (),
+            record.sketch,
+            record.exact,
+            record.status,
+            record.version,
+            cluster,
+            indexed_at,
+            record.meta,
+        )
+
+    @classmethod
+    def from_doc_values(cls, hit: Mapping[str, Any], version: str) -> Stored:
+        """A candidate from a search hit's ``fields`` (:data:`CANDIDATE_DOC_VALUES`), of ``version``.
+
+        >>> from neardup.ingest.fingerprint import Fingerprinter
+        >>> rec = Fingerprinter.default().fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
+        >>> nd = record_fields(rec)
+        >>> hit = {"_id": "a", "fields": {path(HEX): [nd[HEX]], path(MINHASH): [nd[MINHASH]],
+        ...        path(EXACT): [rec.exact], path(STATUS): ["ok"]}}
+        >>> c = Stored.from_doc_values(hit, rec.version)
+        >>> c.fingerprint == rec.fingerprint, bool((c.sketch == rec.sketch).all()), c.cluster, c.all_seeds
+        (True, True, None, False)
+        """
+        fields = hit.get("fields") or {}
+
+        def one(name: str) -> Any:
+            values = fields.get(path(name))
+            return values[0] if values else None
+
+        hex_value = one(HEX)
+        return cls(
+            id=str(hit["_id"]),
+            fingerprints=() if hex_value is None else (int(hex_value, 16),),
+            sketch=decode_sketch(one(MINHASH) or ""),
+            exact=str(one(EXACT) or ""),
+            status=str(one(STATUS) or ""),
+            version=version,
+            cluster=one(CLUSTER),
+            indexed_at=str(one(INDEXED_AT) or ""),
+            meta=decode_meta(one(META_MINHASH)),
+            all_seeds=False,
+        )
+
     def block_tokens(self) -> list[list[str]]:
+        if not self.all_seeds:
+            raise ValueError(f"{self.id}: a candidate read from doc values has seed 0 only, not its blocks")
         return bits.block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
 
     @property

@@ -36,6 +36,10 @@ class Settings:
     max_documents_per_request: int = 5000
     max_text_chars: int = 2_000_000
     max_candidates: int = 500
+    #: how many (seed, block) tokens a lookup's candidate must share with the document
+    min_shared: int = 1
+    #: how long a service worker remembers the documents it wrote, which a search may not see yet
+    recent_seconds: float = 5.0
     #: how long the service keeps an index's field configuration before reading its mapping again
     index_cache_seconds: float = 30.0
     ui_index: str = "demo-news"

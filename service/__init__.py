@@ -32,6 +32,7 @@ from neardup.config import Settings
 from neardup.es.client import RecordConfigs, make_client
 from neardup.es.indexing import IngestConfig
 from neardup.es.json_input import JSONRefused, decode_json
+from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
 
 from . import web
@@ -167,8 +168,9 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         settings=settings,
         client=client,
         fingerprinter=Fingerprinter.default(),
-        ingest=IngestConfig(max_candidates=settings.max_candidates),
+        ingest=IngestConfig(max_candidates=settings.max_candidates, min_shared=settings.min_shared),
         record_configs=RecordConfigs(client, settings.index_cache_seconds),
+        recent=RecentWrites(settings.recent_seconds),
     )
     register_error_handlers(app)
     app.before_request(_check_request)

@@ -40,7 +40,14 @@ class DocumentIn(Schema):
 
 
 class DocumentsQuery(Schema):
-    refresh = String(load_default="wait_for", validate=OneOf(["true", "false", "wait_for"]))
+    refresh = String(
+        load_default="false",
+        validate=OneOf(["true", "false", "wait_for"]),
+        metadata={
+            "description": "Elasticsearch's refresh for the write; flagging does not need it (the service "
+            "remembers what it wrote moments ago); wait_for makes the documents searchable before the answer"
+        },
+    )
     keep_accepted = Boolean(
         load_default=False,
         data_key="partial",

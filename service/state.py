@@ -12,6 +12,8 @@ from flask import current_app
 from neardup.config import Settings
 from neardup.es.client import RecordConfigs
 from neardup.es.indexing import IngestConfig
+from neardup.es.lookup import has_verify_script
+from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
 
 __all__ = ["ServiceState", "state"]
@@ -24,7 +26,15 @@ class ServiceState:
     fingerprinter: Fingerprinter
     ingest: IngestConfig
     record_configs: RecordConfigs
+    recent: RecentWrites
     lock: threading.Lock = field(default_factory=threading.Lock)
+    _in_es: bool | None = None
+
+    def verify_in_es(self) -> bool:
+        """Does the cluster run neardup's native ``verify`` script? Asked once, when first needed."""
+        if self._in_es is None:
+            self._in_es = has_verify_script(self.client)
+        return self._in_es
 
 
 def state() -> ServiceState:

@@ -20,6 +20,8 @@ from neardup.es.batch import BatchConfig, dedupe, read_fields, reconcile
 from neardup.es.client import make_client, record_config, setup_index, validate_index_name
 from neardup.es.documents import DocumentFields
 from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.lookup import has_verify_script
+from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.records import RecordConfig, RecordError
@@ -110,7 +112,9 @@ def index_cmd(
     client = make_client(Settings.from_env(es_url=es_url))
     setup_index(client, index)
     fingerprinter = Fingerprinter.default()
-    config = IngestConfig(atomic=False)  # refused lines are reported one by one; the others stay
+    # refused lines are reported one by one; the others stay
+    config = IngestConfig(atomic=False, in_es=has_verify_script(client))
+    recent = RecentWrites()  # each batch finds the ones before it without waiting for a refresh
     bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
     written = duplicates = failed = 0
     started = time.perf_counter()
@@ -120,7 +124,7 @@ def index_cmd(
             records = pool.fingerprint([(d.doc.text or "", d.doc.title) for d in chunk])
             incoming = [d.doc for d in chunk]
             try:
-                items = index_batch(client, index, incoming, fingerprinter, config, records)
+                items = index_batch(client, index, incoming, fingerprinter, config, records, recent=recent)
             except Exception:
                 bar.close()
                 click.echo(
@@ -137,6 +141,7 @@ def index_cmd(
                     click.echo(f"  {item.id}: {item.error}", err=True)
             bar.update(len(chunk))
     bar.close()
+    client.indices.refresh(index=index)  # searchable when the command returns
     click.echo(
         f"indexed {written} documents into {index}: {duplicates} flagged as near-duplicates, "
         f"{failed} failed, {time.perf_counter() - started:.1f}s",

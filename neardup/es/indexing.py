@@ -22,18 +22,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
 from neardup.errors import NeardupError
-from neardup.ingest.cluster import Option, choose, verified_pairs
+from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
-from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify
+from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_many, verify_pairs
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
 from .documents import Incoming
 from .lookup import search_candidates
+from .recent import RecentWrites
 
 __all__ = [
     "Assigned",
@@ -48,7 +50,13 @@ __all__ = [
 class IngestConfig:
     verify: VerifyConfig = field(default_factory=VerifyConfig)
     max_candidates: int = 500
-    refresh: str = "wait_for"
+    #: how many (seed, block) tokens a candidate must share (the offline candidate rule's, by default)
+    min_shared: int = DEFAULT_MIN_SHARED
+    #: Elasticsearch's ``refresh`` for the writes; documents written moments ago are found through
+    #: :class:`~neardup.es.recent.RecentWrites` rather than by waiting for a refresh
+    refresh: str = "false"
+    #: run the second check inside Elasticsearch (the cluster has neardup's native scripts)
+    in_es: bool = False
     bulk_retries: int = 3
     chunk_size: int = 500
     #: all-or-nothing: a batch with a refused item is undone
@@ -102,29 +110,53 @@ def _fetch(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, S
 
 
 def assign_batch(
-    client: Elasticsearch, index: str, ids: Sequence[str], records: Sequence[Record], config: IngestConfig
+    client: Elasticsearch,
+    index: str,
+    ids: Sequence[str],
+    records: Sequence[Record],
+    config: IngestConfig,
+    recent: Sequence[Stored] = (),
 ) -> list[Assigned]:
-    """Cluster assignment for a batch of fingerprinted documents (positions follow ``ids``)."""
+    """Cluster assignment for a batch of fingerprinted documents (positions follow ``ids``).
+
+    ``recent``: documents written moments ago that a search may not see yet (see
+    :mod:`neardup.es.recent`); they are candidates as stored documents are, by the offline candidate
+    rule, and replace a search hit of the same id."""
     batch_ids = set(ids)
-    stored = search_candidates(client, index, records, config.max_candidates, [[i] for i in ids])
+    prefilter = config.verify if config.in_es else None
+    searched = search_candidates(
+        client, index, records, config.max_candidates, [[i] for i in ids], config.min_shared, prefilter
+    )
+    fresh = [d for d in recent if d.id not in batch_ids and d.version in {r.version for r in records}]
+    fresh_ids = {d.id for d in fresh}
+    pool: list[Comparable] = [*fresh, *records]
+    ci, cj = record_candidate_pairs(pool, _seeds, min_shared=config.min_shared)
+    cross = (ci < len(fresh)) & (cj >= len(fresh))
+    inside = ci >= len(fresh)
+    verdicts = verify_pairs(pool, ci, cj, config.verify)
+
+    candidates: list[list[Stored]] = [
+        [doc for doc in found if doc.id not in batch_ids and doc.id not in fresh_ids] for found in searched
+    ]
+    for a, b in zip(ci[cross].tolist(), cj[cross].tolist(), strict=True):
+        candidates[b - len(fresh)].append(fresh[a])
     es_matches: list[list[tuple[Stored, Match]]] = []
     wanted: set[str] = set()
-    known: dict[str, Stored] = {}
-    for rec, cands in zip(records, stored, strict=True):
+    known: dict[str, Stored] = {d.id: d for d in fresh}
+    for rec, cands in zip(records, candidates, strict=True):
         kept = []
-        for doc in cands:
-            if doc.id in batch_ids:
-                continue  # re-posted in this batch: its stored version is stale
-            known[doc.id] = doc
-            match = verify(rec, doc, config.verify)
+        for doc, match in zip(cands, verify_many(rec, cands, config.verify), strict=True):
+            known.setdefault(doc.id, doc)
             if match is not None:
                 kept.append((doc, match))
                 wanted.add(doc.cluster or doc.id)
         es_matches.append(kept)
     canon = known | _fetch(client, index, sorted(wanted - known.keys() - batch_ids))
     inner: dict[int, list[tuple[int, Match]]] = {}
-    for a, b, match in zip(*verified_pairs(records, lambda r: r.fingerprints, config.verify), strict=True):
-        inner.setdefault(b, []).append((a, match))
+    for k in np.flatnonzero(inside).tolist():
+        match = verdicts[k]
+        if match is not None:
+            inner.setdefault(int(cj[k]) - len(fresh), []).append((int(ci[k]) - len(fresh), match))
 
     out: list[Assigned] = []
     position = {doc_id: k for k, doc_id in enumerate(ids)}
@@ -149,6 +181,10 @@ def assign_batch(
     return out
 
 
+def _seeds(record: Comparable) -> Sequence[int]:
+    return record.fingerprints  # type: ignore[no-any-return]
+
+
 def index_batch(
     client: Elasticsearch,
     index: str,
@@ -157,10 +193,13 @@ def index_batch(
     config: IngestConfig,
     records: Sequence[Record] | None = None,
     on_progress: Callable[[int], None] | None = None,
+    recent: RecentWrites | None = None,
 ) -> list[ItemResult]:
     """Flag and write one batch; ``records`` may be given when fingerprints were computed elsewhere
-    (e.g. a process pool). Raises the client's ConnectionError when Elasticsearch is unreachable and
-    nothing was written. Refused items come back as ``error``; see the module doc for the rest."""
+    (e.g. a process pool). ``recent`` supplies (and then holds) documents written moments ago, so
+    back-to-back batches find each other without waiting for a refresh. Raises the client's
+    ConnectionError when Elasticsearch is unreachable and nothing was written. Refused items come back
+    as ``error``; see the module doc for the rest."""
     recs = (
         list(records)
         if records is not None
@@ -168,23 +207,28 @@ def index_batch(
     )
     ids = [d.id for d in docs]
     previous = _previous_versions(client, index, ids) if config.atomic else {}
-    assigned = assign_batch(client, index, ids, recs, config)
-    results = _write(client, index, docs, recs, assigned, config, on_progress)
+    fresh = recent.documents(index) if recent is not None else []
+    assigned = assign_batch(client, index, ids, recs, config, fresh)
+    start_ns = time.time_ns()
+    times = [schema.timestamp(start_ns + k) for k in range(len(docs))]  # distinct, increasing: batch order
+    results = _write(client, index, docs, recs, assigned, times, config, on_progress)
     refused = {r.id for r in results if r.status == "error"}
-    if not refused:
-        return results
     written = [k for k, r in enumerate(results) if r.status != "error"]
-    if config.atomic:
+    if refused and config.atomic:
         _undo(client, index, [ids[k] for k in written], previous, config)
         return [r if r.status == "error" else ItemResult(r.id, "not_written", None, None, None, None) for r in results]
-    if not any({assigned[k].cluster, assigned[k].duplicate_of} & refused for k in written):
-        return results
-    again = index_batch(client, index, [docs[k] for k in written], fingerprinter, config, [recs[k] for k in written])
-    redone = {r.id: r for r in again}
-    return [
-        r if r.status == "error" or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
-        for r in results
-    ]
+    if refused and any({assigned[k].cluster, assigned[k].duplicate_of} & refused for k in written):
+        again = index_batch(
+            client, index, [docs[k] for k in written], fingerprinter, config, [recs[k] for k in written], None, recent
+        )
+        redone = {r.id: r for r in again}
+        return [
+            r if r.status == "error" or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
+            for r in results
+        ]
+    if recent is not None:
+        recent.remember(index, (Stored.written(ids[k], recs[k], assigned[k].cluster, times[k]) for k in written))
+    return results
 
 
 def _previous_versions(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -220,14 +264,12 @@ def _write(
     docs: Sequence[Incoming],
     recs: Sequence[Record],
     assigned: Sequence[Assigned],
+    times: Sequence[str],
     config: IngestConfig,
     on_progress: Callable[[int], None] | None,
 ) -> list[ItemResult]:
-    start_ns = time.time_ns()
-
     def actions() -> Any:
-        for k, (doc, rec, a) in enumerate(zip(docs, recs, assigned, strict=True)):
-            now = schema.timestamp(start_ns + k)  # distinct and increasing: the batch's order is kept
+        for doc, rec, a, now in zip(docs, recs, assigned, times, strict=True):
             body = doc.body()
             body[schema.ROOT] = (
                 schema.record_fields(rec)

@@ -17,8 +17,10 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from neardup.errors import NeardupError, SearchFailed
+from neardup.ingest.bits import to_signed
 from neardup.ingest.fingerprint import Record
-from neardup.ingest.verify import Comparable, Match, VerifyConfig, verify
+from neardup.ingest.sketch import SKETCH_SIZE
+from neardup.ingest.verify import Comparable, Match, VerifyConfig, verify_many
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
@@ -28,8 +30,10 @@ __all__ = [
     "candidate_query",
     "find_duplicates",
     "hamming_filter",
+    "has_verify_script",
     "script_language",
     "search_candidates",
+    "verify_filter",
 ]
 
 #: Hamming distance as a Painless filter, for clusters that have Painless (any regular 8.x cluster)
@@ -37,6 +41,12 @@ PAINLESS_HAMMING = (
     "for (def v : doc[params.field]) { for (def q : params.fingerprints) {"
     " if (Long.bitCount(v ^ q) <= params.max_distance) { return true; } } } return false;"
 )
+
+
+def has_verify_script(client: Elasticsearch) -> bool:
+    """Does the cluster run neardup's native scripts (the embedded node, or a node with the plugin)?"""
+    langs = client.get_script_languages()["language_contexts"]
+    return any(c["language"] == "neardup" for c in langs)
 
 
 def script_language(client: Elasticsearch) -> str:
@@ -64,6 +74,33 @@ def hamming_filter(fingerprints: Sequence[int], max_distance: int, lang: str) ->
     return {"script": {"script": {"lang": lang, "source": source, "params": params}}}
 
 
+def verify_filter(record: Comparable, config: VerifyConfig) -> dict[str, Any] | None:
+    """The native ``verify`` script as a filter: the second check run on each candidate inside
+    Elasticsearch, so only matches come back. None when the check needs what the script does not read
+    (too-short records, Hamming-only checks, metadata scores); Python then checks every candidate.
+
+    >>> from neardup.ingest.fingerprint import Fingerprinter
+    >>> rec = Fingerprinter.default().fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
+    >>> verify_filter(rec, VerifyConfig())["script"]["script"]["params"]["min_jaccard"]
+    0.35
+    >>> verify_filter(rec, VerifyConfig(mu=0.8)) is None
+    True
+    """
+    if record.status != "ok" or not config.use_sketch or config.mu < 1.0:
+        return None
+    params = {
+        "sketch_field": schema.path(schema.MINHASH),
+        "hex_field": schema.path(schema.HEX),
+        "sketch": record.sketch.tolist(),
+        "fingerprint": to_signed(record.fingerprint),
+        "max_distance": config.max_distance,
+        "min_jaccard": config.min_jaccard,
+        "near_jaccard": config.near_jaccard,
+        "sketch_size": SKETCH_SIZE,
+    }
+    return {"script": {"script": {"lang": "neardup", "source": "verify", "params": params}}}
+
+
 @dataclass(frozen=True)
 class Found:
     """One verified near-duplicate."""
@@ -72,8 +109,11 @@ class Found:
     match: Match
 
 
-def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], version: str) -> dict[str, Any]:
-    """The Elasticsearch query for ``record``'s candidates.
+def candidate_query(
+    record: Comparable, block_tokens: Sequence[Sequence[str]], version: str, min_shared: int = 1
+) -> dict[str, Any]:
+    """The Elasticsearch query for ``record``'s candidates: documents sharing at least ``min_shared``
+    (seed, block) tokens with it.
 
     >>> from neardup.ingest.fingerprint import Fingerprinter
     >>> fp = Fingerprinter.default()
@@ -100,20 +140,50 @@ def candidate_query(record: Comparable, block_tokens: Sequence[Sequence[str]], v
             }
         }
     # one clause per (seed, block) token, each scoring 1: a candidate's score is how many tokens it shares,
-    # so when more than max_candidates share a block (boilerplate), the cap keeps the closest ones
+    # so when more than max_candidates share a block (boilerplate), the cap keeps the closest ones.
+    # Unrelated documents share one 16-bit block by chance (about 64 / 65,536 of the index per query);
+    # true near-duplicates share several, so min_shared > 1 drops the chance matches in Lucene itself.
     should = [
         {"constant_score": {"filter": {"term": {field: token}}}}
         for field, tokens in zip(schema.BLOCK_FIELDS, block_tokens, strict=True)
         for token in tokens
     ]
-    return {"bool": {"filter": [version_filter], "should": should, "minimum_should_match": 1}}
+    shared = max(1, min(min_shared, len(should)))
+    return {"bool": {"filter": [version_filter], "should": should, "minimum_should_match": shared}}
 
 
-def _search_body(query: dict[str, Any], size: int, exclude: Iterable[str]) -> dict[str, Any]:
+def _search_body(query: dict[str, Any], size: int, exclude: Iterable[str], doc_values: bool) -> dict[str, Any]:
+    """The search of one record's candidates; with ``doc_values`` it reads only the doc values of
+    :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`, never the stored ``_source``."""
     excluded = list(exclude)
     if excluded:
         query = {"bool": {"must": [query], "must_not": [{"ids": {"values": excluded}}]}}
-    return {"query": query, "size": size, "_source": schema.LOOKUP_FIELDS}
+    if not doc_values:
+        return {"query": query, "size": size, "_source": schema.LOOKUP_FIELDS}
+    return {
+        "query": query,
+        "size": size,
+        "_source": False,
+        "docvalue_fields": schema.CANDIDATE_DOC_VALUES,
+        "track_total_hits": False,
+    }
+
+
+def _no_verify_script(error: dict[str, Any]) -> bool:
+    """Does a search error say the cluster has no neardup ``verify`` script?"""
+    text = str(error)
+    return "neardup" in text and ("script_lang" in text or "unknown neardup script" in text)
+
+
+def _needs_source(error: dict[str, Any]) -> bool:
+    """Does a search error say the index keeps no doc values for the sketch (created before they were
+    mapped)? Such an index is read from ``_source`` instead."""
+    text = str(error)
+    return schema.path(schema.MINHASH) in text and ("doc values" in text or "fielddata" in text)
+
+
+#: how a candidate search may be made, fastest first: (verify in Elasticsearch, read doc values)
+_WAYS = ((True, True), (False, True), (False, False))
 
 
 def search_candidates(
@@ -122,25 +192,44 @@ def search_candidates(
     records: Sequence[Record | Stored],
     max_candidates: int,
     exclude: Sequence[Iterable[str]] | None = None,
+    min_shared: int = 1,
+    prefilter: VerifyConfig | None = None,
 ) -> list[list[Stored]]:
-    """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first)."""
+    """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first).
+
+    With ``prefilter`` the cluster's native ``verify`` script drops the candidates that fail the second
+    check (:func:`verify_filter`), so only likely matches travel; they are still verified in Python. A
+    cluster without the script, or an index whose sketches have no doc values, is searched the slower
+    way instead (the search is repeated for the records it failed on)."""
     if not records:
         return []
-    searches: list[dict[str, Any]] = []
-    for k, rec in enumerate(records):
-        query = candidate_query(rec, rec.block_tokens(), rec.version)
-        searches.append({"index": index})
-        searches.append(_search_body(query, max_candidates, exclude[k] if exclude else ()))
-    resp = client.msearch(searches=searches)
-    out: list[list[Stored]] = []
-    for item in resp["responses"]:
-        if "error" in item and item["error"].get("type") == "index_not_found_exception":
-            out.append([])  # nothing indexed yet: the bulk write creates the index from its template
+    excluded = [list(e) for e in exclude] if exclude else [[] for _ in records]
+    queries = [candidate_query(rec, rec.block_tokens(), rec.version, min_shared) for rec in records]
+    scripts = [None if prefilter is None else verify_filter(rec, prefilter) for rec in records]
+    out: list[list[Stored] | None] = [None] * len(records)
+    for scripted, doc_values in _WAYS:
+        todo = [k for k, found in enumerate(out) if found is None and (not scripted or scripts[k] is not None)]
+        if not todo:
             continue
-        if "error" in item:
-            raise SearchFailed(int(item.get("status") or 500), dict(item["error"]))
-        out.append([Stored.from_hit(h) for h in item["hits"]["hits"]])
-    return out
+        searches: list[dict[str, Any]] = []
+        for k in todo:
+            query, script = queries[k], scripts[k]
+            if scripted and script is not None:
+                query = {"bool": {"must": [query], "filter": [script]}}
+            searches.append({"index": index})
+            searches.append(_search_body(query, max_candidates, excluded[k], doc_values))
+        resp = client.msearch(searches=searches)
+        for k, item in zip(todo, resp["responses"], strict=True):
+            error = item.get("error")
+            if error is None:
+                hits = item["hits"]["hits"]
+                version = records[k].version
+                out[k] = [Stored.from_doc_values(h, version) if doc_values else Stored.from_hit(h) for h in hits]
+            elif error.get("type") == "index_not_found_exception":
+                out[k] = []  # nothing indexed yet: the bulk write creates the index from its template
+            elif not ((scripted and _no_verify_script(error)) or (doc_values and _needs_source(error))):
+                raise SearchFailed(int(item.get("status") or 500), dict(error))
+    return [found or [] for found in out]
 
 
 def find_duplicates(
@@ -150,13 +239,14 @@ def find_duplicates(
     config: VerifyConfig,
     max_candidates: int,
     exclude: Iterable[str] = (),
+    min_shared: int = 1,
+    in_es: bool = False,
 ) -> tuple[list[Found], int]:
-    """Verified near-duplicates of ``record`` in ``index``, best first, and the number of candidates."""
-    candidates = search_candidates(client, index, [record], max_candidates, [list(exclude)])[0]
-    found = []
-    for doc in candidates:
-        match = verify(record, doc, config)
-        if match is not None:
-            found.append(Found(doc, match))
+    """Verified near-duplicates of ``record`` in ``index``, best first, and the number of candidates
+    returned (with ``in_es``, those that passed the check in Elasticsearch; see :func:`search_candidates`)."""
+    prefilter = config if in_es else None
+    candidates = search_candidates(client, index, [record], max_candidates, [list(exclude)], min_shared, prefilter)[0]
+    matches = verify_many(record, candidates, config)
+    found = [Found(doc, match) for doc, match in zip(candidates, matches, strict=True) if match is not None]
     found.sort(key=lambda f: (-f.match.similarity, f.match.distance, f.doc.order))
     return found, len(candidates)

@@ -7,6 +7,7 @@ cycle; the state of a running node is a JSON file in its data directory (pid, po
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -54,12 +55,22 @@ def _java() -> str:
     return java
 
 
+def _source_digest() -> str:
+    """A digest of the launcher's sources: a build is reused only for the sources it was built from."""
+    digest = hashlib.sha256()
+    for path in sorted(RUNNER_SOURCE.rglob("*")):
+        if path.is_file() and "target" not in path.relative_to(RUNNER_SOURCE).parts:
+            digest.update(str(path.relative_to(RUNNER_SOURCE)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def build_runner(home: Path) -> Path:
-    """Build the launcher into ``home/es-runner-<version>`` once; return that build directory.
+    """Build the launcher into ``home/es-runner-<version>-<digest of its sources>`` once; return that
+    build directory.
 
     Maven downloads the Elasticsearch jars on first use (about 45 MB) and caches them in ~/.m2.
     """
-    build_dir = home / f"es-runner-{ES_VERSION}"
+    build_dir = home / f"es-runner-{ES_VERSION}-{_source_digest()}"
     jar = build_dir / "neardup-es-runner-0.1.0.jar"
     if jar.exists() and (build_dir / "lib").is_dir():
         return build_dir

@@ -57,9 +57,12 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
         st.settings.max_text_chars,
         records=records_config is not None,
     )
-    ensure_index(index)
+    if ensure_index(index):
+        st.recent.clear(index)  # a new index: what this worker wrote to an earlier one is gone
     started = time.perf_counter()
-    config: IngestConfig = replace(st.ingest, refresh=query["refresh"], atomic=not query["keep_accepted"])
+    config: IngestConfig = replace(
+        st.ingest, refresh=query["refresh"], atomic=not query["keep_accepted"], in_es=st.verify_in_es()
+    )
     records = None
     if records_config is not None:
         config = replace(config, verify=records_config.verify_config(config.verify))
@@ -69,7 +72,7 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
                 records.append(st.fingerprinter.fingerprint_record(doc.source, records_config))
             except RecordError as exc:
                 raise ApiError(400, "invalid_document", f"item {k} ({doc.id}): {exc}", detail={"at": k}) from exc
-    items = index_batch(st.client, index, docs, st.fingerprinter, config, records)
+    items = index_batch(st.client, index, docs, st.fingerprinter, config, records, recent=st.recent)
     refused = [i for i in items if i.status == "error"]
     if refused and config.atomic:
         client_fault = all(i.error_status is not None and 400 <= i.error_status < 500 for i in refused)
@@ -117,7 +120,16 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
     records_config = st.record_configs.get(index)
     if records_config is not None:  # records of this index are compared with their metadata too
         config = records_config.verify_config(config)
-    found, candidates = find_duplicates(st.client, index, doc, config, st.ingest.max_candidates, exclude=[doc_id])
+    found, candidates = find_duplicates(
+        st.client,
+        index,
+        doc,
+        config,
+        st.ingest.max_candidates,
+        exclude=[doc_id],
+        min_shared=st.ingest.min_shared,
+        in_es=st.verify_in_es(),
+    )
     return {"items": _items(found, query["size"]), "candidates": candidates, "status": doc.status}
 
 
@@ -155,5 +167,13 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
         except RecordError as exc:
             raise ApiError(400, "invalid_document", f"record: {exc}") from exc
         config = records_config.verify_config(config)
-    found, candidates = find_duplicates(st.client, index, record, config, st.ingest.max_candidates)
+    found, candidates = find_duplicates(
+        st.client,
+        index,
+        record,
+        config,
+        st.ingest.max_candidates,
+        min_shared=st.ingest.min_shared,
+        in_es=st.verify_in_es(),
+    )
     return {"items": _items(found, body["size"]), "candidates": candidates, "status": record.status}

@@ -9,6 +9,7 @@ from elasticsearch import Elasticsearch
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.recent import RecentWrites
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.sets import Doc, news_set
 from neardup.ingest.cluster import cluster_records
@@ -48,3 +49,31 @@ def test_batches_of_any_size_give_exactly_the_offline_clusters(es: Elasticsearch
     dup_of = [i.duplicate_of for i in items]
     assert dup_of == [docs[d].id if d >= 0 else None for d in offline.duplicate_of.tolist()]
     print(f"batch {batch}: {len(docs)} documents, {len(set(flagged))} clusters, identical to offline")
+
+
+@pytest.mark.parametrize("remember", [True, False])
+def test_back_to_back_batches_find_each_other_without_a_refresh(
+    es: Elasticsearch, index_name: str, remember: bool
+) -> None:
+    """With refresh off, a batch cannot find the batches before it by searching; the documents this
+    process wrote moments ago (:class:`RecentWrites`) stand in, and give exactly the offline clusters."""
+    docs = news_set(load_peoples_daily(), seed=9, groups=20, singles=30)
+    fp = Fingerprinter.default()
+    records = fp.fingerprint_many([(d.text, d.title) for d in docs])
+    offline = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
+    offline_labels = [docs[c].id for c in offline.cluster.tolist()]
+    setup_index(es, index_name)
+    es.indices.put_settings(index=index_name, settings={"refresh_interval": "-1"})
+    recent = RecentWrites(seconds=600) if remember else None
+    items = []
+    for k in range(0, len(docs), 10):
+        chunk = [Incoming(d.id, d.text, d.title) for d in docs[k : k + 10]]
+        items += index_batch(
+            es, index_name, chunk, fp, IngestConfig(refresh="false"), records[k : k + 10], recent=recent
+        )
+    flagged = [i.cluster for i in items]
+    assert es.count(index=index_name)["count"] == 0  # nothing was searchable while flagging
+    if remember:
+        assert flagged == offline_labels
+    else:
+        assert len(set(flagged)) > len(set(offline_labels))  # copies in earlier batches were missed

@@ -4,15 +4,18 @@ is an error that says why."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from elasticsearch import Elasticsearch, helpers
 
 from neardup.errors import SearchFailed
 from neardup.es.client import setup_index
-from neardup.es.lookup import find_duplicates, search_candidates
+from neardup.es.lookup import find_duplicates, has_verify_script, search_candidates
 from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.variants import make_variant
 from neardup.ingest.fingerprint import Fingerprinter
-from neardup.ingest.verify import VerifyConfig
+from neardup.ingest.verify import VerifyConfig, verify_many
 from neardup.mappings import schema
 
 pytestmark = pytest.mark.es
@@ -65,3 +68,103 @@ def test_a_failed_candidate_search_is_an_error_with_its_status(es: Elasticsearch
     resp = api.post(f"/v1/indices/{index_name}/duplicates", json={"text": load_peoples_daily()[0].text})
     assert resp.status_code == 400 and resp.json["error"]["type"] == "elasticsearch_rejected", resp.json
     assert "closed" in resp.json["error"]["message"]
+
+
+def _reprints(fp: Fingerprinter, n: int) -> tuple[list[str], list[str]]:
+    articles = load_peoples_daily()[:n]
+    return [a.text for a in articles], ["来源：新华社\n" + a.text[: int(len(a.text) * 0.9)] for a in articles]
+
+
+def test_candidates_read_from_doc_values_equal_those_read_from_source(es: Elasticsearch, index_name: str) -> None:
+    """A new index's candidates come from doc values; an index created before the sketch had doc values
+    is read from ``_source`` instead; both give the same candidates and the same verified matches."""
+    fp = Fingerprinter.default()
+    originals, reprints = _reprints(fp, 30)
+    records = fp.fingerprint_many([(t, None) for t in originals])
+    queries = fp.fingerprint_many([(t, None) for t in reprints])
+    old_index = f"{index_name}-old"
+    setup_index(es, index_name)
+    setup_index(es, old_index)  # the index template, then the index again without the sketches' doc values
+    es.indices.delete(index=old_index)
+    unmapped = {"type": "binary", "doc_values": False}
+    es.indices.create(
+        index=old_index,
+        mappings={
+            "properties": {schema.ROOT: {"properties": {schema.MINHASH: unmapped, schema.META_MINHASH: unmapped}}}
+        },
+    )
+    try:
+        for name in (index_name, old_index):
+            actions = (
+                {"_index": name, "_id": str(k), schema.ROOT: schema.record_fields(r) | {schema.CLUSTER: str(k)}}
+                for k, r in enumerate(records)
+            )
+            helpers.bulk(es, actions, refresh="wait_for")
+        new = search_candidates(es, index_name, queries, max_candidates=50)
+        old = search_candidates(es, old_index, queries, max_candidates=50)
+        assert [[c.id for c in cands] for cands in new] == [[c.id for c in cands] for cands in old]
+        assert all(not c.all_seeds for cands in new for c in cands) and all(c.all_seeds for cands in old for c in cands)
+        for a, b in zip(new, old, strict=True):
+            assert [(c.fingerprint, c.exact, c.status, c.cluster, c.sketch.tolist()) for c in a] == [
+                (c.fingerprint, c.exact, c.status, c.cluster, c.sketch.tolist()) for c in b
+            ]
+        found = [find_duplicates(es, index_name, q, VerifyConfig(), 50)[0] for q in queries]
+        assert [[f.doc.id for f in fs] for fs in found] == [[str(k)] for k in range(len(queries))]
+    finally:
+        es.indices.delete(index=old_index, ignore_unavailable=True)
+        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{old_index}")
+
+
+def test_min_shared_drops_documents_sharing_one_block_by_chance(es: Elasticsearch, index_name: str) -> None:
+    fp = Fingerprinter.default()
+    originals, reprints = _reprints(fp, 20)
+    target = fp.fingerprint(reprints[0])
+    setup_index(es, index_name)
+    actions = []
+    for k, text in enumerate(originals):
+        fields = schema.record_fields(fp.fingerprint(text))
+        if k:  # an unrelated article sharing one (seed, block) token with the target, as chance does
+            fields[schema.BLOCKS[k % 4]] = [target.block_tokens()[k % 4][k % 16], *fields[schema.BLOCKS[k % 4]][1:]]
+        actions.append({"_index": index_name, "_id": str(k), schema.ROOT: fields})
+    helpers.bulk(es, actions, refresh="wait_for")
+    one = search_candidates(es, index_name, [target], max_candidates=50, min_shared=1)[0]
+    two = search_candidates(es, index_name, [target], max_candidates=50, min_shared=2)[0]
+    assert len(one) == 20 and one[0].id == "0"
+    assert [c.id for c in two] == ["0"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [VerifyConfig(), VerifyConfig(min_jaccard=0.5, near_jaccard=0.3, max_distance=6)],
+    ids=["default", "other"],
+)
+def test_the_check_in_elasticsearch_keeps_exactly_what_python_accepts(
+    es: Elasticsearch, index_name: str, config: VerifyConfig
+) -> None:
+    """The native ``verify`` script (Java) against :func:`verify_many` (the Python reference) on the same
+    candidates: reprints, partial copies, unrelated articles sharing blocks by chance, empty sketches."""
+    assert has_verify_script(es)
+    fp = Fingerprinter.default()
+    rng = random.Random(3)
+    articles = load_peoples_daily()[:150]
+    texts = [a.text for a in articles]
+    texts += ["\n".join(make_variant(list(a.paragraphs), rng)[0]) for a in articles[:100]]
+    texts += [a.paragraphs[0] for a in articles[:50]]  # first paragraphs: partial copies
+    records = fp.fingerprint_many([(t, None) for t in texts])
+    setup_index(es, index_name)
+    actions = (
+        {"_index": index_name, "_id": str(k), schema.ROOT: schema.record_fields(r) | {schema.CLUSTER: str(k)}}
+        for k, r in enumerate(records)
+    )
+    helpers.bulk(es, actions, refresh="wait_for")
+    queries = records
+    everything = search_candidates(es, index_name, queries, max_candidates=1000)
+    checked = search_candidates(es, index_name, queries, max_candidates=1000, prefilter=config)
+    compared = accepted = 0
+    for q, cands, kept in zip(queries, everything, checked, strict=True):
+        expected = {c.id for c, m in zip(cands, verify_many(q, cands, config), strict=True) if m is not None}
+        assert {c.id for c in kept} == expected
+        compared += len(cands)
+        accepted += len(expected)
+    assert accepted > 50 and compared - accepted > 50  # both verdicts were exercised
+    print(f"{compared} candidate pairs compared, {accepted} accepted by both")

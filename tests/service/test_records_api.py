@@ -35,7 +35,7 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(
         {"id": "c", "complaint": library, "category": "通知", "tags": ["图书馆"]},
         {"id": "d", "category": None, "complaint": None},
     ]
-    resp = api.post(f"/v1/indices/{index_name}/documents", json=rows)
+    resp = api.post(f"/v1/indices/{index_name}/documents?refresh=wait_for", json=rows)  # read right after
     assert resp.status_code == 200, resp.json
     items = {i["id"]: i for i in resp.json["items"]}
     assert items["b"]["duplicate_of"] == "a" and items["c"]["duplicate_of"] is None

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.lucene.util.BytesRef;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.index.fielddata.ScriptDocValues;
 import org.elasticsearch.plugins.Plugin;
@@ -14,10 +15,20 @@ import org.elasticsearch.script.ScriptContext;
 import org.elasticsearch.script.ScriptEngine;
 
 /**
- * Script language {@code neardup}, source {@code hamming}: a filter that keeps documents whose long
- * field (param {@code field}) holds a value within {@code max_distance} bits of any value in param
- * {@code fingerprints}. The distribution would run this as a Painless script; lang-painless is not
- * published on Maven Central, so the embedded node carries this native equivalent.
+ * Script language {@code neardup}, two filter scripts.
+ *
+ * <p>{@code hamming}: keeps documents whose long field (param {@code field}) holds a value within
+ * {@code max_distance} bits of any value in param {@code fingerprints}. The distribution would run this
+ * as a Painless script; lang-painless is not published on Maven Central, so the embedded node carries
+ * this native equivalent.
+ *
+ * <p>{@code verify}: the second check of {@code ingest/verify.py} for two fingerprinted documents,
+ * run where the candidates are, so a lookup returns verified matches instead of every candidate. The
+ * candidate's sketch is read from the binary doc values of {@code sketch_field} (little-endian uint32,
+ * sorted, distinct), its seed-0 fingerprint from the hex keyword {@code hex_field}. It keeps a document
+ * when the bottom-k Jaccard estimate reaches {@code min_jaccard}, or when the fingerprints are within
+ * {@code max_distance} bits and the estimate reaches {@code near_jaccard}; the estimate is computed as
+ * the Python reference computes it (the same integer counts, one double division).
  */
 public final class HammingScriptPlugin extends Plugin implements ScriptPlugin {
 
@@ -42,8 +53,11 @@ public final class HammingScriptPlugin extends Plugin implements ScriptPlugin {
             if (context.equals(FilterScript.CONTEXT) == false) {
                 throw new IllegalArgumentException("lang [neardup] supports only the filter context, not [" + context.name + "]");
             }
+            if ("verify".equals(source)) {
+                return context.factoryClazz.cast(verifyFactory());
+            }
             if ("hamming".equals(source) == false) {
-                throw new IllegalArgumentException("unknown neardup script [" + source + "]; the only one is [hamming]");
+                throw new IllegalArgumentException("unknown neardup script [" + source + "]; they are [hamming, verify]");
             }
             FilterScript.Factory factory = (params, lookup) -> {
                 String field = (String) params.get("field");
@@ -70,6 +84,69 @@ public final class HammingScriptPlugin extends Plugin implements ScriptPlugin {
             };
             return context.factoryClazz.cast(factory);
         }
+    }
+
+    static FilterScript.Factory verifyFactory() {
+        return (params, lookup) -> {
+            String sketchField = (String) params.get("sketch_field");
+            String hexField = (String) params.get("hex_field");
+            long[] sketch = toLongs(params.get("sketch"));
+            Object fingerprint = params.get("fingerprint");
+            if (sketchField == null || hexField == null || fingerprint instanceof Number == false) {
+                throw new IllegalArgumentException("verify needs params [sketch_field], [hex_field], [sketch] and [fingerprint]");
+            }
+            long main = ((Number) fingerprint).longValue();
+            int maxDistance = ((Number) params.getOrDefault("max_distance", 3)).intValue();
+            double minJaccard = ((Number) params.getOrDefault("min_jaccard", 0.35)).doubleValue();
+            double nearJaccard = ((Number) params.getOrDefault("near_jaccard", 0.2)).doubleValue();
+            int k = ((Number) params.getOrDefault("sketch_size", 128)).intValue();
+            return docReader -> new FilterScript(params, lookup, docReader) {
+                @Override
+                public boolean execute() {
+                    ScriptDocValues<?> hex = getDoc().get(hexField);
+                    ScriptDocValues<?> sketches = getDoc().get(sketchField);
+                    if (hex.size() == 0 || sketches.size() == 0) {
+                        return false;
+                    }
+                    long other = Long.parseUnsignedLong(hex.get(0).toString(), 16);
+                    double similarity = jaccard(sketch, (BytesRef) sketches.get(0), k);
+                    int distance = Long.bitCount(main ^ other);
+                    return similarity >= minJaccard || (distance <= maxDistance && similarity >= nearJaccard);
+                }
+            };
+        };
+    }
+
+    /** Bottom-k Jaccard of a sorted sketch and a stored one (little-endian uint32 values, sorted). */
+    static double jaccard(long[] a, BytesRef stored, int k) {
+        int n = stored.length / 4;
+        if (a.length == 0 || n == 0) {
+            return 0.0;
+        }
+        int i = 0;
+        int j = 0;
+        int union = 0;
+        int both = 0;
+        while (union < k && (i < a.length || j < n)) {
+            long b = j < n ? uint32(stored, j) : Long.MAX_VALUE;
+            if (j >= n || (i < a.length && a[i] < b)) {
+                i++;
+            } else if (i >= a.length || b < a[i]) {
+                j++;
+            } else {
+                i++;
+                j++;
+                both++;
+            }
+            union++;
+        }
+        return (double) both / (double) union;
+    }
+
+    static long uint32(BytesRef bytes, int index) {
+        int at = bytes.offset + 4 * index;
+        byte[] b = bytes.bytes;
+        return (b[at] & 0xFFL) | (b[at + 1] & 0xFFL) << 8 | (b[at + 2] & 0xFFL) << 16 | (b[at + 3] & 0xFFL) << 24;
     }
 
     static long[] toLongs(Object value) {

@@ -1,0 +1,129 @@
+"""A benchmark corpus of real Chinese text at up to millions of documents, duplicate structure known.
+
+Sentences of People's Daily (January 1998) and lines of the chinese-poetry collections (Tang and Song
+poems, Song lyrics) are the material. An *original* is a run of them drawn at random: news-like (2–6
+paragraphs of 1–4 sentences) or poem-like (4–12 lines). One original in ten also carries one of 200
+recurring paragraphs, as round-ups and reprints do, so some block buckets are crowded with documents
+that are not duplicates. A share of the documents are *variants* of an earlier original, made by the
+reprint-style transforms of :mod:`neardup.evaluation.variants`; a document's ``group`` is the id of
+the original it came from (its own id for an original).
+
+The corpus is written to JSONL once (``$NEARDUP_HOME/bench/``) and read back by every bench.
+
+Run: ``python -m bench.corpus --docs 1000000`` (prints the path)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import tarfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from neardup.config import Settings
+from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
+from neardup.evaluation.variants import make_variant
+
+SEED = 2026
+DUPLICATE_SHARE = 0.25
+RECURRING = 200
+_SENTENCE_RE = re.compile(r"(?<=[。！？；])")
+_LYRICS = re.compile(r"dist/(quantangshi/poet\.song\.\d+|songci/ci\.song\.\d+)\.json$")
+
+
+@dataclass(frozen=True)
+class Doc:
+    id: str
+    text: str
+    group: str
+
+    def as_json(self) -> str:
+        return json.dumps({"id": self.id, "text": self.text, "group": self.group}, ensure_ascii=False)
+
+
+def _material(cache: Path) -> tuple[list[str], list[str], list[str]]:
+    """(news sentences, poem lines, recurring paragraphs)."""
+    articles = load_peoples_daily(min_chars=0, max_chars=10**9)
+    paragraphs = [p for a in articles for p in a.paragraphs if len(p) >= 20]
+    sentences = [s for p in paragraphs for s in _SENTENCE_RE.split(p) if len(s) >= 8]
+    first, second = load_tang_editions(cache)
+    lines = [line for poem in first + second for line in _SENTENCE_RE.split(poem.text) if len(line) >= 5]
+    archive = next(cache.glob("chinese-poetry-*.tgz"))
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if not _LYRICS.search(member.name):
+                continue
+            handle = tar.extractfile(member)
+            if handle is None:
+                continue
+            for item in json.load(handle):
+                lines += [line for line in item.get("paragraphs", []) if len(line) >= 5]
+    recurring = random.Random(SEED).sample([p for p in paragraphs if 60 <= len(p) <= 200], RECURRING)
+    return sentences, lines, recurring
+
+
+def _original(rng: random.Random, sentences: list[str], lines: list[str], recurring: list[str]) -> list[str]:
+    if rng.random() < 0.5:
+        paras = ["".join(rng.choices(sentences, k=rng.randint(1, 4))) for _ in range(rng.randint(2, 6))]
+    else:
+        paras = ["".join(rng.choices(lines, k=rng.randint(4, 12)))]
+    if rng.random() < 0.1:
+        paras.insert(rng.randint(0, len(paras)), rng.choice(recurring))
+    return paras
+
+
+def generate(n: int, seed: int = SEED) -> Iterator[Doc]:
+    """``n`` documents; the same ``n`` and ``seed`` give the same documents."""
+    sentences, lines, recurring = _material(Settings.from_env().home / "npm")
+    rng = random.Random(seed)
+    originals: list[tuple[str, list[str]]] = []
+    for k in range(n):
+        doc_id = f"d{k:07d}"
+        if originals and rng.random() < DUPLICATE_SHARE:
+            group, paras = originals[rng.randrange(len(originals))]
+            variant, _ = make_variant(paras, rng)
+            yield Doc(doc_id, "\n".join(variant), group)
+        else:
+            paras = _original(rng, sentences, lines, recurring)
+            originals.append((doc_id, paras))
+            yield Doc(doc_id, "\n".join(paras), doc_id)
+
+
+def corpus_path(n: int, seed: int = SEED) -> Path:
+    """The JSONL file of ``n`` documents, written on first use."""
+    path = Settings.from_env().home / "bench" / f"corpus-{n}-s{seed}.jsonl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        with open(partial, "w", encoding="utf-8") as out:
+            for doc in generate(n, seed):
+                out.write(doc.as_json() + "\n")
+        partial.replace(path)
+    return path
+
+
+def read_corpus(path: Path, limit: int | None = None) -> list[Doc]:
+    docs: list[Doc] = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if limit is not None and len(docs) >= limit:
+                break
+            obj = json.loads(line)
+            docs.append(Doc(obj["id"], obj["text"], obj["group"]))
+    return docs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args()
+    print(corpus_path(args.docs, args.seed))
+
+
+if __name__ == "__main__":
+    main()

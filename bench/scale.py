@@ -1,0 +1,396 @@
+"""neardup at a million documents, next to what Elasticsearch offers natively, in one run.
+
+One index grows through 100k, 300k and 1M documents of the :mod:`bench.corpus` corpus (real Chinese
+sentences and poem lines, a quarter of the documents reprint-style variants of earlier ones). At every
+size the same 1,000 queries (500 variants of indexed documents, not themselves indexed, and 500 new
+documents) are run by:
+
+- **neardup lookup** (:func:`neardup.es.lookup.find_duplicates`, what the service runs after
+  fingerprinting): the block query with a candidate needing 1 or 2 shared (seed, block) tokens; the
+  second check either inside Elasticsearch (the native ``verify`` script, only matches come back) or in
+  Python over every candidate (read from doc values, verified all at once);
+- **the service end to end**: ``GET /v1/indices/{index}/documents/{id}/duplicates`` of stored documents
+  through a real ``neardup serve``;
+- **dense_vector** fields of ``element_type: bit`` (64 dimensions, the main fingerprint) with
+  ``index_options`` ``flat`` (exact) and ``hnsw``, each in its own index, queried with the ``knn`` query
+  and ``similarity: 3`` (Hamming distance <= 3);
+- **the neardup script** (Hamming <= 3 over every document, the embedded node's native script).
+
+Ingest: the first and the last 100k documents go through the service (``POST .../documents``, NDJSON
+batches of 500 from two client threads, the service's default ``refresh=false``), the documents in
+between are bulk-loaded with fingerprints computed here (as a ``dedupe`` would leave them); the same
+first 100k documents also go through a plain ``helpers.bulk`` into an index of their own.
+
+Run: ``python -m bench.scale`` (``--docs 100000`` for a quick run) → bench/results/scale.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import random
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from elasticsearch import Elasticsearch, helpers
+
+from bench.corpus import Doc, corpus_path, generate, read_corpus
+from bench.harness import PeakRss, Row, Served, elasticsearch, serve, time_methods
+from bench.machine import describe, write_results
+from neardup.config import Settings
+from neardup.es.client import setup_index
+from neardup.es.lookup import find_duplicates, hamming_filter, script_language
+from neardup.evaluation.metrics import pairwise_scores
+from neardup.evaluation.variants import make_variant
+from neardup.ingest.bits import to_hex, to_signed
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.ingest.pool import FingerprintPool
+from neardup.ingest.verify import VerifyConfig
+from neardup.mappings import schema
+
+OUT = Path(__file__).parent / "results" / "scale.md"
+INDEX = "bench-scale"
+PLAIN = "bench-scale-plain"
+VECTORS = {"flat": "bench-scale-flat", "hnsw": "bench-scale-hnsw"}
+BATCH = 500
+BRUTE_QUERIES = 200
+
+
+def _records(docs: Sequence[Doc]) -> list[Record]:
+    """Fingerprints of the corpus, computed once (2 processes) and kept beside it."""
+    version = Fingerprinter.default().version
+    path = Settings.from_env().home / "bench" / f"records-{len(docs)}-{version}.pickle"
+    if path.exists():
+        with open(path, "rb") as handle:
+            cached: list[Record] = pickle.load(handle)
+            return cached
+    with FingerprintPool(2) as pool:
+        records = pool.fingerprint([(d.text, None) for d in docs])
+    with open(path.with_suffix(".partial"), "wb") as handle:
+        pickle.dump(records, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    path.with_suffix(".partial").replace(path)
+    return records
+
+
+def _number(doc_id: str) -> int:
+    return int(doc_id[1:])
+
+
+def _queries(docs: Sequence[Doc], first: int) -> tuple[list[str], list[int]]:
+    """500 variants of originals among the first ``first`` documents (their targets), 500 new texts."""
+    rng = random.Random(11)
+    originals = [k for k in range(first) if docs[k].group == docs[k].id]
+    sources = rng.sample(originals, 500)
+    variants = ["\n".join(make_variant(docs[s].text.split("\n"), rng)[0]) for s in sources]
+    others = [d.text for d in generate(500, seed=97)]
+    return variants + others, sources + [-1] * len(others)
+
+
+def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[Record], start: int, end: int) -> float:
+    """Documents [start, end) with their fingerprints (each its own cluster), and their vectors."""
+
+    def actions() -> Iterator[dict[str, Any]]:
+        for k in range(start, end):
+            rec = records[k]
+            nd = schema.record_fields(rec) | {
+                schema.CLUSTER: docs[k].id,
+                schema.INDEXED_AT: schema.timestamp(1_700_000_000_000_000_000 + k),
+            }
+            yield {"_index": INDEX, "_id": docs[k].id, "text": docs[k].text, schema.ROOT: nd}
+            if rec.status == "ok":
+                for name in VECTORS.values():
+                    yield {"_index": name, "_id": docs[k].id, "v": to_hex(rec.fingerprint)}
+
+    t0 = time.perf_counter()
+    for _ in helpers.parallel_bulk(client.options(request_timeout=600), actions(), thread_count=2, chunk_size=2000):
+        pass
+    for name in (INDEX, *VECTORS.values()):
+        client.options(request_timeout=600).indices.refresh(index=name)
+    return time.perf_counter() - t0
+
+
+def _post(url: str, index: str, docs: Sequence[Doc]) -> list[dict[str, Any]]:
+    body = "\n".join(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) for d in docs).encode()
+    req = urllib.request.Request(
+        f"{url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/x-ndjson"}
+    )
+    with urllib.request.urlopen(req, timeout=600) as resp:
+        items: list[dict[str, Any]] = json.load(resp)["items"]
+        return items
+
+
+def _service_ingest(served: Served, docs: Sequence[Doc]) -> tuple[float, int, list[dict[str, Any]]]:
+    """(seconds, peak worker RSS, items) for ``docs`` posted in batches from two client threads."""
+    batches = [docs[k : k + BATCH] for k in range(0, len(docs), BATCH)]
+    items: dict[int, list[dict[str, Any]]] = {}
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not batches:
+                    return
+                k = len(items)
+                items[k] = []
+                batch = batches.pop(0)
+            items[k] = _post(served.url, INDEX, batch)
+
+    with PeakRss(served.workers) as rss:
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        seconds = time.perf_counter() - t0
+    return seconds, rss.peak, [i for k in sorted(items) for i in items[k]]
+
+
+def _plain_bulk(client: Elasticsearch, docs: Sequence[Doc]) -> float:
+    client.indices.delete(index=PLAIN, ignore_unavailable=True)
+    client.indices.create(index=PLAIN)
+    t0 = time.perf_counter()
+    actions = ({"_index": PLAIN, "_id": d.id, "text": d.text} for d in docs)
+    helpers.bulk(client.options(request_timeout=600), actions, chunk_size=BATCH)
+    seconds = time.perf_counter() - t0
+    client.indices.delete(index=PLAIN)
+    return seconds
+
+
+def _size_mib(client: Elasticsearch, index: str) -> float:
+    stats = client.indices.stats(index=index, metric="store")
+    return float(stats["_all"]["primaries"]["store"]["size_in_bytes"]) / 2**20
+
+
+Method = Callable[[Record], tuple[set[int], int]]
+
+
+def _methods(client: Elasticsearch, lang: str, n: int) -> dict[str, Method]:
+    def lookup(min_shared: int, in_es: bool) -> Method:
+        def run(q: Record) -> tuple[set[int], int]:
+            found, cands = find_duplicates(client, INDEX, q, VerifyConfig(), 500, min_shared=min_shared, in_es=in_es)
+            return {_number(f.doc.id) for f in found}, cands
+
+        return run
+
+    def knn(kind: str) -> Method:
+        def run(q: Record) -> tuple[set[int], int]:
+            if q.status != "ok":
+                return set(), -1
+            query = {
+                "knn": {
+                    "field": "v",
+                    "query_vector": to_hex(q.fingerprint),
+                    "k": 100,
+                    "num_candidates": 200,
+                    "similarity": 3,
+                }
+            }
+            hits = client.search(index=VECTORS[kind], query=query, size=100, source=False)["hits"]["hits"]
+            return {_number(h["_id"]) for h in hits}, -1
+
+        return run
+
+    def script(q: Record) -> tuple[set[int], int]:
+        if q.status != "ok":
+            return set(), n
+        query = hamming_filter([to_signed(q.fingerprint)], 3, lang)
+        hits = client.search(index=INDEX, query=query, size=100, source=False)["hits"]["hits"]
+        return {_number(h["_id"]) for h in hits}, n
+
+    return {
+        "neardup lookup, >= 1 shared token, check in ES (default)": lookup(1, True),
+        "neardup lookup, >= 2 shared tokens, check in ES": lookup(2, True),
+        "neardup lookup, >= 1 shared token, check in Python": lookup(1, False),
+        "neardup lookup, >= 2 shared tokens, check in Python": lookup(2, False),
+        "dense_vector bit flat, knn Hamming <= 3": knn("flat"),
+        "dense_vector bit hnsw, knn Hamming <= 3": knn("hnsw"),
+        f"script brute force Hamming <= 3 ({lang})": script,
+    }
+
+
+def _service_lookups(served: Served, ids: Sequence[str]) -> tuple[float, float, float]:
+    """(p50, p99, mean candidates) of GET .../documents/{id}/duplicates over ``ids``."""
+    times, cands = [], []
+    for k, doc_id in enumerate(ids):
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(f"{served.url}/v1/indices/{INDEX}/documents/{doc_id}/duplicates", timeout=60) as r:
+            answer = json.load(r)
+        if k >= 20:  # warm-up
+            times.append((time.perf_counter() - t0) * 1000)
+            cands.append(answer["candidates"])
+    times.sort()
+    return float(np.median(times)), times[int(0.99 * (len(times) - 1))], float(np.mean(cands))
+
+
+def _measure(
+    client: Elasticsearch,
+    served: Served,
+    lang: str,
+    n: int,
+    queries: list[Record],
+    targets: list[int],
+    rng: random.Random,
+) -> tuple[list[Row], dict[str, float], tuple[float, float, float], dict[str, float]]:
+    methods = _methods(client, lang, n)
+    brute = {k: v for k, v in methods.items() if k.startswith("script")}
+    fast = {k: v for k, v in methods.items() if k not in brute}
+    rows = time_methods(fast, queries, targets)
+    rows += time_methods(brute, queries[:BRUTE_QUERIES], targets[:BRUTE_QUERIES])
+    # the Hamming <= 3 question: hnsw against the exact flat answer, on every query
+    exact = [methods["dense_vector bit flat, knn Hamming <= 3"](q)[0] for q in queries]
+    approx = [methods["dense_vector bit hnsw, knn Hamming <= 3"](q)[0] for q in queries]
+    agree = {
+        "hnsw of flat": sum(len(a & e) for a, e in zip(approx, exact, strict=True)) / max(1, sum(map(len, exact))),
+        "flat hits": float(sum(map(len, exact))),
+    }
+    stored_ids = [f"d{k:07d}" for k in rng.sample(range(n), 520)]
+    sizes = {"neardup index (text + neardup fields)": _size_mib(client, INDEX)}
+    sizes |= {f"dense_vector {kind}": _size_mib(client, name) for kind, name in VECTORS.items()}
+    return rows, agree, _service_lookups(served, stored_ids), sizes
+
+
+def _setup(client: Elasticsearch) -> None:
+    for name in (INDEX, PLAIN, *VECTORS.values()):
+        client.indices.delete(index=name, ignore_unavailable=True)
+    setup_index(client, INDEX)
+    for kind, name in VECTORS.items():
+        vector = {"type": "dense_vector", "element_type": "bit", "dims": 64, "index": True}
+        client.indices.create(index=name, mappings={"properties": {"v": vector | {"index_options": {"type": kind}}}})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=1_000_000)
+    parser.add_argument("--ingest", type=int, default=100_000, help="documents through the service, first and last")
+    args = parser.parse_args()
+    n, ingest = args.docs, args.ingest
+    steps = [s for s in (100_000, 300_000) if s < n] + [n]
+    t0 = time.perf_counter()
+    docs = read_corpus(corpus_path(n))
+    records = _records(docs)
+    fp_note = f"corpus and fingerprints ready in {time.perf_counter() - t0:.0f}s (cached after the first run)"
+    texts, targets = _queries(docs, min(steps[0], n - ingest))
+    with FingerprintPool(2) as pool:
+        queries = pool.fingerprint([(t, None) for t in texts])
+    rng = random.Random(5)
+    out: list[str] = []
+    with elasticsearch(port=9283, heap="4g") as (url, es_label), serve(url) as served:
+        client = Elasticsearch(url, request_timeout=120)
+        lang = script_language(client)
+        _setup(client)
+        bulk_s = _plain_bulk(client, docs[:ingest])
+        early_s, early_rss, early_items = _service_ingest(served, docs[:ingest])
+        truth = [d.group for d in docs[:ingest]]
+        scores = pairwise_scores(truth, [i["cluster"] for i in early_items])
+        offline = cluster_records(records[:ingest], lambda r: r.fingerprints, VerifyConfig())
+        offline_scores = pairwise_scores(truth, offline.cluster.tolist())
+        loaded = ingest
+        load_s = _bulk_vectors_only(client, records, docs, 0, ingest)
+        late: tuple[float, int] | None = None
+        results: list[tuple[int, list[Row], dict[str, float], tuple[float, float, float], dict[str, float]]] = []
+        for step in steps:
+            if step == n:
+                load_s += _bulk_neardup(client, docs, records, loaded, n - ingest)
+                late_s, late_rss, _ = _service_ingest(served, docs[n - ingest : n])
+                load_s += _bulk_vectors_only(client, records, docs, n - ingest, n)
+                late = (late_s, late_rss)
+            else:
+                load_s += _bulk_neardup(client, docs, records, loaded, step)
+            loaded = step
+            client.indices.refresh(index=INDEX)
+            results.append((step, *_measure(client, served, lang, step, queries, targets, rng)))
+            print(f"{step:,} documents measured", flush=True)
+        client.close()
+
+    out += [
+        "# neardup at scale, next to Elasticsearch's own vectors",
+        "",
+        f"Machine: {describe()}",
+        f"Elasticsearch: {es_label}, 4 GB heap, every index 1 shard, not force-merged; "
+        f"`neardup serve` with 2 gunicorn workers on the same 2 cores.",
+        f"Corpus: `python -m bench.corpus --docs {n}` ({fp_note}).",
+        f"Command: `python -m bench.scale --docs {n}`",
+        "",
+        "## Ingest",
+        "",
+        f"{ingest:,} documents, batches of {BATCH}; the service with its default `refresh=false` (documents a",
+        "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` with its",
+        "default refresh (none) into an index with the default mapping.",
+        "",
+        "| what | documents/s | × helpers.bulk | peak worker RSS MiB |",
+        "|---|---|---|---|",
+        f"| plain `helpers.bulk` | {ingest / bulk_s:,.0f} | 1.00 | |",
+        f"| service, index empty (0 → {ingest:,}) | {ingest / early_s:,.0f} | {bulk_s / early_s:.2f} | "
+        f"{early_rss / 2**20:.0f} |",
+    ]
+    if late is not None and n > ingest:
+        out.append(
+            f"| service, index holding {n - ingest:,} ({n - ingest:,} → {n:,}) | {ingest / late[0]:,.0f} | "
+            f"{bulk_s / late[0]:.2f} | {late[1] / 2**20:.0f} |"
+        )
+        out.append("")
+        out.append(f"Late vs early service rate: {early_s / late[0]:.2f}×.")
+    out += [
+        "",
+        f"Clusters the service assigned to the first {ingest:,} documents against the generator's groups: "
+        f"precision {scores.precision:.4f}, recall {scores.recall:.4f} (pairwise); `neardup cluster` (offline) "
+        f"of the same documents: precision {offline_scores.precision:.4f}, recall {offline_scores.recall:.4f}.",
+        f"Bulk loading of the other documents with precomputed fingerprints: {load_s:.0f}s.",
+        "",
+        "## Lookup",
+        "",
+        f"Queries: 500 reprint-style variants of indexed documents (not indexed themselves; found = the source "
+        f"among the matches) and 500 new documents; the script brute force over the first {BRUTE_QUERIES}. "
+        "Client wall time per query, in this process; the neardup rows start from a fingerprinted query.",
+    ]
+    for step, rows, agree, service, sizes in results:
+        out += [
+            "",
+            f"### {step:,} documents",
+            "",
+            "| method | p50 ms | p99 ms | candidates / query | variants found (of 500) |",
+            "|---|---|---|---|---|",
+        ]
+        for name, p50, p99, cand, hits in rows:
+            shown = "—" if cand is None else f"{cand:,.1f}"
+            found = f"{hits} (of {min(500, BRUTE_QUERIES)})" if name.startswith("script") else str(hits)
+            out.append(f"| {name} | {p50:.2f} | {p99:.2f} | {shown} | {found} |")
+        out.append(
+            f"| service `GET …/documents/{{id}}/duplicates`, 500 stored documents, HTTP | {service[0]:.2f} | "
+            f"{service[1]:.2f} | {service[2]:,.1f} | |"
+        )
+        out += [
+            "",
+            f"hnsw found {agree['hnsw of flat']:.1%} of the {agree['flat hits']:,.0f} documents within 3 bits that "
+            "flat (exact) found. Index sizes (MiB, primaries): "
+            + ", ".join(f"{k} {v:,.1f}" for k, v in sizes.items())
+            + ".",
+        ]
+    write_results(OUT, out)
+
+
+def _bulk_vectors_only(
+    client: Elasticsearch, records: Sequence[Record], docs: Sequence[Doc], start: int, end: int
+) -> float:
+    """The vectors of documents [start, end) (which reached the neardup index through the service)."""
+    actions = (
+        {"_index": name, "_id": docs[k].id, "v": to_hex(records[k].fingerprint)}
+        for k in range(start, end)
+        if records[k].status == "ok"
+        for name in VECTORS.values()
+    )
+    t0 = time.perf_counter()
+    helpers.bulk(client.options(request_timeout=600), actions, chunk_size=2000)
+    return time.perf_counter() - t0
+
+
+if __name__ == "__main__":
+    main()
