@@ -1,12 +1,15 @@
-"""Batch clustering of 1,000,000 fingerprints (random + planted near-duplicates) vs seomoz
-simhash-py's ``find_all`` (the ``simhash-pybind`` build), same run, each in its own process so peak
-memory is its own.
+"""Batch clustering of 1,000,000 (or 10,000,000) fingerprints (random + planted near-duplicates) vs
+seomoz simhash-py's ``find_all`` (the ``simhash-pybind`` build), same run, each in its own process so
+peak memory is its own; and the candidate stage of the offline clustering with all 16 seeds
+(:func:`neardup.ingest.cluster.candidate_pairs` over 64 (seed, block) tables).
 
-Run: ``python -m bench.cluster_1m`` → bench/results/cluster_1m.md
+Run: ``python -m bench.cluster_1m`` → bench/results/cluster_1m.md;
+``python -m bench.cluster_1m --docs 10000000 --planted 100000`` → bench/results/cluster_10m.md
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import subprocess
@@ -18,26 +21,44 @@ import numpy as np
 
 from bench.machine import describe, write_results
 
-OUT = Path(__file__).parent / "results" / "cluster_1m.md"
-N = 1_000_000
-PLANTED = 10_000
+RESULTS = Path(__file__).parent / "results"
+SEEDS = 16
 
 
-def make_data(seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
-    """N random fingerprints, the last PLANTED of which are copies of earlier ones with 0-3 bit flips."""
+def _flips(rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` masks of 0-3 random bits."""
+    masks = np.zeros(count, dtype=np.uint64)
+    bits = rng.integers(0, 4, size=count)
+    for j in range(3):
+        chosen = bits > j
+        masks[chosen] |= np.uint64(1) << rng.integers(0, 64, size=int(chosen.sum())).astype(np.uint64)
+    return masks
+
+
+def make_data(n: int, planted: int, seeds: int = 1, seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
+    """n random fingerprints (``seeds`` per document), the last ``planted`` of which are copies of earlier
+    ones with 0-3 bit flips under every seed. (Two flips may hit one bit: then fewer differ.)"""
     rng = np.random.default_rng(seed)
-    fps = rng.integers(0, 2**64 - 1, size=N, dtype=np.uint64, endpoint=True)
-    sources = rng.choice(N - PLANTED, size=PLANTED, replace=False)
-    for k, src in enumerate(sources):
-        v = fps[src]
-        for f in rng.choice(64, size=int(rng.integers(0, 4)), replace=False):
-            v ^= np.uint64(1) << np.uint64(int(f))
-        fps[N - PLANTED + k] = v
-    return fps, sources
+    fps = rng.integers(0, 2**64 - 1, size=(n, seeds), dtype=np.uint64, endpoint=True)
+    sources = rng.choice(n - planted, size=planted, replace=False)
+    for s in range(seeds):
+        fps[n - planted :, s] = fps[sources, s] ^ _flips(rng, planted)
+    return (fps[:, 0].copy() if seeds == 1 else fps), sources
 
 
-def run_one(method: str) -> dict[str, float]:
-    fps, sources = make_data()
+def run_one(method: str, n: int, planted: int) -> dict[str, float]:
+    if method == "candidates":
+        from neardup.ingest.cluster import DEFAULT_MIN_SHARED, candidate_pairs
+
+        fps16, sources = make_data(n, planted, SEEDS)
+        start = time.perf_counter()
+        i, j = candidate_pairs(fps16, min_shared=DEFAULT_MIN_SHARED)
+        seconds = time.perf_counter() - start
+        packed = set((i * n + j).tolist()) if i.size < 50_000_000 else set()
+        found = sum(int(s) * n + (n - planted + k) in packed for k, s in enumerate(sources.tolist()))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return {"seconds": seconds, "found": found, "peak_mib": peak, "pairs": int(i.size)}
+    fps, sources = make_data(n, planted)
     if method == "neardup":
         from neardup.ingest.cluster import cluster_fingerprints
     else:
@@ -45,14 +66,14 @@ def run_one(method: str) -> dict[str, float]:
     start = time.perf_counter()  # imports are not timed
     if method == "neardup":
         a = cluster_fingerprints(fps, max_distance=3)
-        found = int(sum(a.cluster[N - PLANTED + k] == a.cluster[src] for k, src in enumerate(sources)))
+        found = int(sum(a.cluster[n - planted + k] == a.cluster[src] for k, src in enumerate(sources)))
     else:
         pairs = simhash.find_all([int(x) for x in fps], 6, 3)  # 6 blocks: k+1 = 4 needed, 6 is its usual
         linked = {(min(int(a), int(b)), max(int(a), int(b))) for a, b in pairs}
         found = int(
             sum(
-                (min(int(fps[s]), int(fps[N - PLANTED + k])), max(int(fps[s]), int(fps[N - PLANTED + k]))) in linked
-                or fps[s] == fps[N - PLANTED + k]
+                (min(int(fps[s]), int(fps[n - planted + k])), max(int(fps[s]), int(fps[n - planted + k]))) in linked
+                or fps[s] == fps[n - planted + k]
                 for k, s in enumerate(sources)
             )
         )
@@ -62,31 +83,56 @@ def run_one(method: str) -> dict[str, float]:
 
 
 def main() -> None:
-    if len(sys.argv) > 1:
-        print(json.dumps(run_one(sys.argv[1])))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("method", nargs="?", help="run one method in this process (used by the bench itself)")
+    parser.add_argument("--docs", type=int, default=1_000_000)
+    parser.add_argument("--planted", type=int, default=10_000)
+    args = parser.parse_args()
+    n, planted = args.docs, args.planted
+    if args.method:
+        print(json.dumps(run_one(args.method, n, planted)))
         return
     results = {}
-    for method in ("neardup", "simhash-pybind"):
+    for method in ("neardup", "simhash-pybind", "candidates"):
         proc = subprocess.run(
-            [sys.executable, "-m", "bench.cluster_1m", method], capture_output=True, text=True, check=True
+            [sys.executable, "-m", "bench.cluster_1m", method, "--docs", str(n), "--planted", str(planted)],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         results[method] = json.loads(proc.stdout.strip().splitlines()[-1])
     base = results["simhash-pybind"]["seconds"]
+    label = f"{n // 1_000_000}m" if n % 1_000_000 == 0 else str(n)
+    command = "python -m bench.cluster_1m" + ("" if n == 1_000_000 else f" --docs {n} --planted {planted}")
+    cand = results.pop("candidates")
     lines = [
-        "# Batch clustering, 1,000,000 fingerprints (k = 3)",
+        f"# Batch clustering, {n:,} fingerprints (k = 3)",
         "",
         f"Machine: {describe()}",
-        f"Data: {N} random 64-bit fingerprints, {PLANTED} of them planted within 0-3 bits of another.",
+        f"Data: {n:,} random 64-bit fingerprints, {planted:,} of them planted within 0-3 bits of another.",
         "Each method in its own process (data generation and imports in peak memory, not in time).",
-        "Command: `python -m bench.cluster_1m`",
+        f"Command: `{command}`",
         "",
         "| method | seconds | planted pairs found | peak RSS MiB | speed vs simhash-pybind |",
         "|---|---|---|---|---|",
     ]
     for name, r in results.items():
         speed = base / r["seconds"]
-        lines.append(f"| {name} | {r['seconds']:.2f} | {r['found']}/{PLANTED} | {r['peak_mib']:.0f} | {speed:.2f}× |")
-    write_results(OUT, lines)
+        lines.append(
+            f"| {name} | {r['seconds']:.2f} | {r['found']:,}/{planted:,} | {r['peak_mib']:.0f} | {speed:.2f}× |"
+        )
+    lines += [
+        "",
+        f"Candidate stage of the record clustering, {SEEDS} seeds per document ({SEEDS * 4} (seed, block) tables,",
+        "each document keeping its 64 best-sharing candidates; the planted copies differ by 0-3 bits under",
+        "every seed):",
+        "",
+        "| documents | seconds | candidate pairs | planted pairs among them | peak RSS MiB |",
+        "|---|---|---|---|---|",
+        f"| {n:,} | {cand['seconds']:.2f} | {cand['pairs']:,} | {cand['found']:,}/{planted:,} | "
+        f"{cand['peak_mib']:.0f} |",
+    ]
+    write_results(RESULTS / f"cluster_{label}.md", lines)
 
 
 if __name__ == "__main__":

@@ -6,19 +6,21 @@ import subprocess
 import sys
 
 BENCHES = [
-    "bench.throughput",
-    "bench.cluster_1m",
-    "bench.lookup_latency",
-    "bench.lookup_real",
-    "bench.service_eval",
-    "bench.largest_request",
+    ["bench.throughput"],
+    ["bench.cluster_1m"],
+    ["bench.cluster_1m", "--docs", "10000000", "--planted", "100000"],
+    ["bench.lookup_latency"],
+    ["bench.lookup_real"],
+    ["bench.service_eval"],
+    ["bench.largest_request"],
+    ["bench.scale"],
 ]
 
 
 def main() -> None:
-    for module in BENCHES:
-        print(f"== {module}", flush=True)
-        subprocess.run([sys.executable, "-m", module], check=True)
+    for args in BENCHES:
+        print(f"== {' '.join(args)}", flush=True)
+        subprocess.run([sys.executable, "-m", *args], check=True)
 
 
 if __name__ == "__main__":

@@ -108,11 +108,13 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
                 for name in VECTORS.values():
                     yield {"_index": name, "_id": docs[k].id, "v": to_hex(rec.fingerprint)}
 
+    names = [INDEX, *VECTORS.values()]
     t0 = time.perf_counter()
+    client.indices.put_settings(index=names, settings={"refresh_interval": "-1"})
     for _ in helpers.parallel_bulk(client.options(request_timeout=600), actions(), thread_count=2, chunk_size=2000):
         pass
-    for name in (INDEX, *VECTORS.values()):
-        client.options(request_timeout=600).indices.refresh(index=name)
+    client.indices.put_settings(index=names, settings={"refresh_interval": None})
+    client.options(request_timeout=600).indices.refresh(index=names)
     return time.perf_counter() - t0
 
 
