@@ -32,6 +32,7 @@ import pickle
 import random
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -44,6 +45,7 @@ from bench.corpus import Doc, corpus_path, generate, read_corpus
 from bench.harness import PeakRss, Row, Served, elasticsearch, serve, time_methods
 from bench.machine import describe, write_results
 from neardup.config import Settings
+from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
 from neardup.es.lookup import find_duplicates, hamming_filter, script_language
 from neardup.evaluation.metrics import pairwise_scores
@@ -72,7 +74,7 @@ def _records(docs: Sequence[Doc]) -> list[Record]:
             cached: list[Record] = pickle.load(handle)
             return cached
     with FingerprintPool(2) as pool:
-        records = pool.fingerprint([(d.text, None) for d in docs])
+        records: list[Record] = pool.fingerprint([(d.text, None) for d in docs])
     with open(path.with_suffix(".partial"), "wb") as handle:
         pickle.dump(records, handle, protocol=pickle.HIGHEST_PROTOCOL)
     path.with_suffix(".partial").replace(path)
@@ -118,14 +120,38 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
     return time.perf_counter() - t0
 
 
+RETRIED: list[int] = []  # the status of every answer a batch was sent again for
+
+
 def _post(url: str, index: str, docs: Sequence[Doc]) -> list[dict[str, Any]]:
+    """Post one batch; a 5xx (Elasticsearch busy or away: nothing was written) is sent again, as a
+    client would, up to 5 times."""
     body = "\n".join(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) for d in docs).encode()
     req = urllib.request.Request(
         f"{url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/x-ndjson"}
     )
-    with urllib.request.urlopen(req, timeout=600) as resp:
-        items: list[dict[str, Any]] = json.load(resp)["items"]
-        return items
+    for attempt in range(6):
+        try:
+            with urllib.request.urlopen(req, timeout=600) as resp:
+                items: list[dict[str, Any]] = json.load(resp)["items"]
+                return items
+        except urllib.error.HTTPError as err:
+            if err.code < 500 or attempt == 5:
+                raise
+            RETRIED.append(err.code)
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+def _wait_for_merges(client: Elasticsearch) -> float:
+    """Wait until Elasticsearch merges no segments (a bulk load leaves merges running for minutes,
+    which would be timed with whatever comes next); the seconds waited."""
+    t0 = time.perf_counter()
+    while True:
+        stats = client.nodes.stats(metric="indices", index_metric="merge")
+        if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
+            return time.perf_counter() - t0
+        time.sleep(2.0)
 
 
 def _service_ingest(served: Served, docs: Sequence[Doc]) -> tuple[float, int, list[dict[str, Any]]]:
@@ -153,6 +179,14 @@ def _service_ingest(served: Served, docs: Sequence[Doc]) -> tuple[float, int, li
             t.join()
         seconds = time.perf_counter() - t0
     return seconds, rss.peak, [i for k in sorted(items) for i in items[k]]
+
+
+def _stored_clusters(client: Elasticsearch, ids: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for k in range(0, len(ids), 5000):
+        resp = client.mget(index=INDEX, ids=list(ids[k : k + 5000]), source=[schema.path(schema.CLUSTER)])
+        out += [str(((d.get("_source") or {}).get(schema.ROOT) or {}).get(schema.CLUSTER)) for d in resp["docs"]]
+    return out
 
 
 def _plain_bulk(client: Elasticsearch, docs: Sequence[Doc]) -> float:
@@ -284,30 +318,38 @@ def main() -> None:
         queries = pool.fingerprint([(t, None) for t in texts])
     rng = random.Random(5)
     out: list[str] = []
-    with elasticsearch(port=9283, heap="4g") as (url, es_label), serve(url) as served:
+    with elasticsearch(port=9283, heap="4g") as (url, es_label), serve(url, es_timeout="60") as served:
         client = Elasticsearch(url, request_timeout=120)
         lang = script_language(client)
         _setup(client)
         bulk_s = _plain_bulk(client, docs[:ingest])
+        _wait_for_merges(client)
         early_s, early_rss, early_items = _service_ingest(served, docs[:ingest])
         truth = [d.group for d in docs[:ingest]]
         scores = pairwise_scores(truth, [i["cluster"] for i in early_items])
         offline = cluster_records(records[:ingest], lambda r: r.fingerprints, VerifyConfig())
         offline_scores = pairwise_scores(truth, offline.cluster.tolist())
+        client.indices.refresh(index=INDEX)
+        reconcile(client, INDEX, Fingerprinter.default().version)
+        reconciled = _stored_clusters(client, [d.id for d in docs[:ingest]])
+        reconciled_scores = pairwise_scores(truth, reconciled)
         loaded = ingest
         load_s = _bulk_vectors_only(client, records, docs, 0, ingest)
         late: tuple[float, int] | None = None
         results: list[tuple[int, list[Row], dict[str, float], tuple[float, float, float], dict[str, float]]] = []
+        merge_s = 0.0
         for step in steps:
             if step == n:
                 load_s += _bulk_neardup(client, docs, records, loaded, n - ingest)
+                merge_s += _wait_for_merges(client)
                 late_s, late_rss, _ = _service_ingest(served, docs[n - ingest : n])
                 load_s += _bulk_vectors_only(client, records, docs, n - ingest, n)
                 late = (late_s, late_rss)
             else:
                 load_s += _bulk_neardup(client, docs, records, loaded, step)
             loaded = step
-            client.indices.refresh(index=INDEX)
+            client.indices.refresh(index=[INDEX, *VECTORS.values()])
+            merge_s += _wait_for_merges(client)
             results.append((step, *_measure(client, served, lang, step, queries, targets, rng)))
             print(f"{step:,} documents measured", flush=True)
         client.close()
@@ -344,8 +386,15 @@ def main() -> None:
         "",
         f"Clusters the service assigned to the first {ingest:,} documents against the generator's groups: "
         f"precision {scores.precision:.4f}, recall {scores.recall:.4f} (pairwise); `neardup cluster` (offline) "
-        f"of the same documents: precision {offline_scores.precision:.4f}, recall {offline_scores.recall:.4f}.",
-        f"Bulk loading of the other documents with precomputed fingerprints: {load_s:.0f}s.",
+        f"of the same documents: precision {offline_scores.precision:.4f}, recall {offline_scores.recall:.4f}; "
+        f"after `neardup reconcile` of the index: precision {reconciled_scores.precision:.4f}, recall "
+        f"{reconciled_scores.recall:.4f}. (Batches posted at the same moment to the two workers cannot see each "
+        "other; reconcile joins what they split.)",
+        f"Bulk loading of the other documents with precomputed fingerprints: {load_s:.0f}s; waiting for "
+        f"Elasticsearch's merges to finish before each measurement: {merge_s:.0f}s in all.",
+        f"Batches the service answered with a 5xx and the client sent again: {len(RETRIED)} "
+        f"({', '.join(str(c) for c in sorted(set(RETRIED))) or 'none'}); the service's Elasticsearch timeout is "
+        "60 s here (`NEARDUP_ES_TIMEOUT`, default 10 s).",
         "",
         "## Lookup",
         "",

@@ -68,6 +68,19 @@ def es_status(ctx: click.Context, data: Path | None) -> None:
     click.echo(f"running: {info.url} ({info.nodes} node(s), pid {info.pid}, data {info.data})")
 
 
+@es.command("node")
+@click.argument("action", type=click.Choice(["stop", "start"]))
+@click.argument("number", type=click.IntRange(0, 8))
+@_data_option
+@click.pass_context
+@reports_errors
+def es_node(ctx: click.Context, action: str, number: int, data: Path | None) -> None:
+    """Stop one node of a multi-node embedded cluster, or start it again (the others keep running)."""
+    settings = settings_from(ctx)
+    state = esnode.control(_data_dir(settings, data), number, action)
+    click.echo(f"node-{number} {state}")
+
+
 @es.command("stop")
 @_data_option
 @click.pass_context

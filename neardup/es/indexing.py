@@ -4,9 +4,11 @@ Each document of a batch is assigned by the offline clustering's own rule
 (:func:`neardup.ingest.cluster.choose`): it joins the cluster of its best verified match, provided it
 still resembles that cluster's canonical document, else it starts a cluster named by its own id. This
 module only supplies the matches: documents already in Elasticsearch (candidates from
-:func:`neardup.es.lookup.search_candidates`, with their stored clusters) and earlier documents of the
-same batch (:func:`neardup.ingest.cluster.verified_pairs`; Elasticsearch sees a document only after a
-refresh). Stored documents rank before the batch's own when all else is equal.
+:func:`neardup.es.lookup.search_candidates`, with their stored clusters), documents this process wrote
+moments ago (:class:`~neardup.es.recent.RecentWrites`) and earlier documents of the same batch; the last
+two by the offline candidate rule (:func:`neardup.ingest.cluster.record_candidate_pairs`), since
+Elasticsearch sees a document only after a refresh. Stored documents rank before the batch's own when
+all else is equal.
 
 Writes go through ``helpers.streaming_bulk`` with its retry arguments; every item's outcome comes back.
 A batch is all-or-nothing by default (``IngestConfig.atomic``): when Elasticsearch refuses any item, the

@@ -237,3 +237,29 @@ def stop(data: Path) -> NodeInfo:
         _DETACHED.remove(proc)
     _state_path(data).unlink(missing_ok=True)
     return info
+
+
+def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
+    """Stop (``action`` "stop") or start again ("start") node ``node`` of the cluster running from
+    ``data``, while the other nodes run on; wait until the launcher has done it and return the node's
+    state ("stopped" or "started")."""
+    if action not in ("stop", "start"):
+        raise ValueError(f"action must be stop or start, not {action!r}")
+    data = data.resolve()
+    info = running_node(data)
+    if info is None:
+        raise EmbeddedESError(f"no embedded Elasticsearch is running from {data}")
+    if not 0 <= node < info.nodes:
+        raise EmbeddedESError(f"the cluster has nodes 0 to {info.nodes - 1}, not {node}")
+    request = data / "control" / f"{action}-node-{node}"
+    request.parent.mkdir(parents=True, exist_ok=True)
+    request.touch()
+    deadline = time.monotonic() + timeout
+    while request.exists():
+        if time.monotonic() > deadline:
+            raise EmbeddedESError(f"node-{node} did not {action} within {timeout:.0f}s", _log_tail(data))
+        time.sleep(0.2)
+    state = (data / "control" / f"node-{node}").read_text(encoding="utf-8").strip()
+    if state.startswith("failed"):
+        raise EmbeddedESError(f"node-{node}: {state}", _log_tail(data))
+    return state

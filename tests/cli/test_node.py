@@ -82,3 +82,34 @@ def test_missing_java_says_what_to_install(tmp_path: Path) -> None:
     result = run("es", "start", "--data", str(tmp_path / "d"), "--port", str(_free_port()), env=env)
     assert result.returncode == 1
     assert "Java not found: install a JDK 17" in result.stderr
+
+
+def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: str) -> None:
+    """`neardup es node stop|start N`: the other node keeps serving; the node comes back and rejoins."""
+    from elasticsearch import Elasticsearch
+
+    port = _free_port()
+    data = tmp_path / "es"
+    started = run("es", "start", "--port", str(port), "--nodes", "2", "--data", str(data), "--heap", "768m")
+    assert started.returncode == 0, started.stderr
+    client = Elasticsearch(f"http://127.0.0.1:{port}", request_timeout=60)
+    try:
+        client.indices.create(index="kept", settings={"number_of_shards": 1, "number_of_replicas": 1})
+        client.index(index="kept", id="a", document={"text": "x"}, refresh=True)
+        assert client.cluster.health(index="kept", wait_for_status="green", timeout="60s")["status"] == "green"
+
+        stopped = run("es", "node", "stop", "1", "--data", str(data))
+        assert stopped.returncode == 0 and "node-1 stopped" in stopped.stdout, stopped.stderr
+        assert client.cluster.health(wait_for_nodes="1", timeout="60s")["number_of_nodes"] == 1
+        assert client.get(index="kept", id="a")["found"]  # the replica on node-0 serves it
+
+        out_of_range = run("es", "node", "stop", "2", "--data", str(data))
+        assert out_of_range.returncode != 0 and "nodes 0 to 1" in out_of_range.stderr
+
+        again = run("es", "node", "start", "1", "--data", str(data))
+        assert again.returncode == 0 and "node-1 started" in again.stdout, again.stderr
+        health = client.cluster.health(index="kept", wait_for_nodes="2", wait_for_status="green", timeout="120s")
+        assert health["number_of_nodes"] == 2 and health["status"] == "green"
+    finally:
+        client.close()
+        run("es", "stop", "--data", str(data))

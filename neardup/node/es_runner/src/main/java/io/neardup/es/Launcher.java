@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.Settings;
@@ -19,6 +18,11 @@ import org.elasticsearch.transport.netty4.Netty4Plugin;
 /**
  * Starts N Elasticsearch nodes in this JVM, bound to loopback only, and keeps them up until the
  * process is told to stop (SIGTERM runs the shutdown hook, which closes every node).
+ *
+ * <p>One node can be stopped and started again while the others run, as a node of a real cluster is
+ * lost and comes back: a file {@code stop-node-N} or {@code start-node-N} in {@code DIR/control} asks
+ * for it; the launcher removes the file when done and records the node's state in
+ * {@code DIR/control/node-N} ({@code started} or {@code stopped}).
  *
  * <pre>java -cp ... io.neardup.es.Launcher --port 9200 --data DIR [--nodes 1] [--cluster-name neardup]</pre>
  */
@@ -66,7 +70,9 @@ public final class Launcher {
             seeds.add("127.0.0.1:" + (firstTransport + n));
         }
         List<Node> started = new ArrayList<>();
+        List<Environment> environments = new ArrayList<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> closeAll(started), "neardup-es-shutdown"));
+        Path control = Files.createDirectories(data.resolve("control"));
         for (int n = 0; n < nodes; n++) {
             Path config = Files.createDirectories(data.resolve("config"));
             Settings.Builder settings = Settings.builder()
@@ -87,20 +93,73 @@ public final class Launcher {
             }
             String nodeName = names.get(n);
             Environment environment = InternalSettingsPreparer.prepareEnvironment(settings.build(), Map.of(), config, () -> nodeName);
+            environments.add(environment);
             Node node = new EmbeddedNode(environment, PLUGINS);
             synchronized (started) {
                 started.add(node);
             }
             node.start();
+            Files.writeString(control.resolve(nodeName), "started");
         }
         System.out.println("neardup-es: started " + nodes + " node(s) at http://127.0.0.1:" + port);
         System.out.flush();
-        new CountDownLatch(1).await();
+        while (true) {
+            Thread.sleep(200);
+            for (int n = 0; n < nodes; n++) {
+                obey(control, n, started, environments.get(n));
+            }
+        }
+    }
+
+    /** Carries out a request in {@code control} to stop or start node {@code n}. */
+    private static void obey(Path control, int n, List<Node> nodes, Environment environment) {
+        String name = "node-" + n;
+        Path stop = control.resolve("stop-" + name);
+        Path start = control.resolve("start-" + name);
+        try {
+            if (Files.exists(stop)) {
+                Node node;
+                synchronized (nodes) {
+                    node = nodes.get(n);
+                }
+                if (node != null) {
+                    node.close();
+                    node.awaitClose(60, java.util.concurrent.TimeUnit.SECONDS);
+                    synchronized (nodes) {
+                        nodes.set(n, null);
+                    }
+                }
+                Files.writeString(control.resolve(name), "stopped");
+                Files.deleteIfExists(stop);
+            } else if (Files.exists(start)) {
+                synchronized (nodes) {
+                    if (nodes.get(n) == null) {
+                        Node node = new EmbeddedNode(environment, PLUGINS);
+                        nodes.set(n, node);
+                        node.start();
+                    }
+                }
+                Files.writeString(control.resolve(name), "started");
+                Files.deleteIfExists(start);
+            }
+        } catch (Exception e) {
+            System.err.println("neardup-es: " + name + ": " + e);
+            try {
+                Files.writeString(control.resolve(name), "failed: " + e);
+                Files.deleteIfExists(stop);
+                Files.deleteIfExists(start);
+            } catch (java.io.IOException ignored) {
+                // the state file is best effort; the log has the error
+            }
+        }
     }
 
     private static void closeAll(List<Node> nodes) {
         synchronized (nodes) {
             for (Node node : nodes) {
+                if (node == null) {
+                    continue;
+                }
                 try {
                     node.close();
                 } catch (Exception e) {
