@@ -87,13 +87,14 @@ def main() -> None:
     parser.add_argument("method", nargs="?", help="run one method in this process (used by the bench itself)")
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--planted", type=int, default=10_000)
+    parser.add_argument("--no-candidates", action="store_true", help="skip the 16-seed candidate stage")
     args = parser.parse_args()
     n, planted = args.docs, args.planted
     if args.method:
         print(json.dumps(run_one(args.method, n, planted)))
         return
     results = {}
-    for method in ("neardup", "simhash-pybind", "candidates"):
+    for method in ("neardup", "simhash-pybind", *(() if args.no_candidates else ("candidates",))):
         proc = subprocess.run(
             [sys.executable, "-m", "bench.cluster_1m", method, "--docs", str(n), "--planted", str(planted)],
             capture_output=True,
@@ -104,7 +105,7 @@ def main() -> None:
     base = results["simhash-pybind"]["seconds"]
     label = f"{n // 1_000_000}m" if n % 1_000_000 == 0 else str(n)
     command = "python -m bench.cluster_1m" + ("" if n == 1_000_000 else f" --docs {n} --planted {planted}")
-    cand = results.pop("candidates")
+    cand = results.pop("candidates", None)
     lines = [
         f"# Batch clustering, {n:,} fingerprints (k = 3)",
         "",
@@ -121,17 +122,21 @@ def main() -> None:
         lines.append(
             f"| {name} | {r['seconds']:.2f} | {r['found']:,}/{planted:,} | {r['peak_mib']:.0f} | {speed:.2f}× |"
         )
-    lines += [
-        "",
-        f"Candidate stage of the record clustering, {SEEDS} seeds per document ({SEEDS * 4} (seed, block) tables,",
-        "each document keeping its 64 best-sharing candidates; the planted copies differ by 0-3 bits under",
-        "every seed):",
-        "",
-        "| documents | seconds | candidate pairs | planted pairs among them | peak RSS MiB |",
-        "|---|---|---|---|---|",
-        f"| {n:,} | {cand['seconds']:.2f} | {cand['pairs']:,} | {cand['found']:,}/{planted:,} | "
-        f"{cand['peak_mib']:.0f} |",
-    ]
+    lines += (
+        []
+        if cand is None
+        else [
+            "",
+            f"Candidate stage of the record clustering, {SEEDS} seeds per document ({SEEDS * 4} (seed, block) tables,",
+            "each document keeping its 64 best-sharing candidates; the planted copies differ by 0-3 bits under",
+            "every seed):",
+            "",
+            "| documents | seconds | candidate pairs | planted pairs among them | peak RSS MiB |",
+            "|---|---|---|---|---|",
+            f"| {n:,} | {cand['seconds']:.2f} | {cand['pairs']:,} | {cand['found']:,}/{planted:,} | "
+            f"{cand['peak_mib']:.0f} |",
+        ]
+    )
     write_results(RESULTS / f"cluster_{label}.md", lines)
 
 

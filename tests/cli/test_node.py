@@ -85,12 +85,13 @@ def test_missing_java_says_what_to_install(tmp_path: Path) -> None:
 
 
 def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: str) -> None:
-    """`neardup es node stop|start N`: the other node keeps serving; the node comes back and rejoins."""
+    """`neardup es node stop|start N`: the other nodes keep serving (3 nodes: two still elect a master);
+    the node comes back and rejoins."""
     from elasticsearch import Elasticsearch
 
     port = _free_port()
     data = tmp_path / "es"
-    started = run("es", "start", "--port", str(port), "--nodes", "2", "--data", str(data), "--heap", "768m")
+    started = run("es", "start", "--port", str(port), "--nodes", "3", "--data", str(data), "--heap", "1g")
     assert started.returncode == 0, started.stderr
     client = Elasticsearch(f"http://127.0.0.1:{port}", request_timeout=60)
     try:
@@ -98,18 +99,18 @@ def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: st
         client.index(index="kept", id="a", document={"text": "x"}, refresh=True)
         assert client.cluster.health(index="kept", wait_for_status="green", timeout="60s")["status"] == "green"
 
-        stopped = run("es", "node", "stop", "1", "--data", str(data))
-        assert stopped.returncode == 0 and "node-1 stopped" in stopped.stdout, stopped.stderr
-        assert client.cluster.health(wait_for_nodes="1", timeout="60s")["number_of_nodes"] == 1
-        assert client.get(index="kept", id="a")["found"]  # the replica on node-0 serves it
+        stopped = run("es", "node", "stop", "2", "--data", str(data))
+        assert stopped.returncode == 0 and "node-2 stopped" in stopped.stdout, stopped.stderr
+        assert client.cluster.health(wait_for_nodes="2", timeout="60s")["number_of_nodes"] == 2
+        assert client.get(index="kept", id="a")["found"]  # a copy on a running node serves it
 
-        out_of_range = run("es", "node", "stop", "2", "--data", str(data))
-        assert out_of_range.returncode != 0 and "nodes 0 to 1" in out_of_range.stderr
+        out_of_range = run("es", "node", "stop", "3", "--data", str(data))
+        assert out_of_range.returncode != 0 and "nodes 0 to 2" in out_of_range.stderr
 
-        again = run("es", "node", "start", "1", "--data", str(data))
-        assert again.returncode == 0 and "node-1 started" in again.stdout, again.stderr
-        health = client.cluster.health(index="kept", wait_for_nodes="2", wait_for_status="green", timeout="120s")
-        assert health["number_of_nodes"] == 2 and health["status"] == "green"
+        again = run("es", "node", "start", "2", "--data", str(data))
+        assert again.returncode == 0 and "node-2 started" in again.stdout, again.stderr
+        health = client.cluster.health(index="kept", wait_for_nodes="3", wait_for_status="green", timeout="120s")
+        assert health["number_of_nodes"] == 3 and health["status"] == "green"
     finally:
         client.close()
         run("es", "stop", "--data", str(data))
