@@ -105,6 +105,7 @@ def main() -> None:
     base = results["simhash-pybind"]["seconds"]
     label = f"{n // 1_000_000}m" if n % 1_000_000 == 0 else str(n)
     command = "python -m bench.cluster_1m" + ("" if n == 1_000_000 else f" --docs {n} --planted {planted}")
+    command += " --no-candidates" if args.no_candidates else ""
     cand = results.pop("candidates", None)
     lines = [
         f"# Batch clustering, {n:,} fingerprints (k = 3)",
