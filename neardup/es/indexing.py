@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
@@ -129,23 +128,20 @@ def assign_batch(
     searched = search_candidates(
         client, index, records, config.max_candidates, [[i] for i in ids], config.min_shared, prefilter
     )
-    fresh = [d for d in recent if d.id not in batch_ids and d.version in {r.version for r in records}]
+    versions = {r.version for r in records}
+    fresh = [d for d in recent if d.id not in batch_ids and d.version in versions]
     fresh_ids = {d.id for d in fresh}
+    n_fresh = len(fresh)
     pool: list[Comparable] = [*fresh, *records]
     ci, cj = record_candidate_pairs(pool, _seeds, min_shared=config.min_shared)
-    cross = (ci < len(fresh)) & (cj >= len(fresh))
-    inside = ci >= len(fresh)
-    verdicts = verify_pairs(pool, ci, cj, config.verify)
+    later = cj >= n_fresh  # pairs among the recent documents themselves are not this batch's to check
+    ci, cj = ci[later], cj[later]
 
-    candidates: list[list[Stored]] = [
-        [doc for doc in found if doc.id not in batch_ids and doc.id not in fresh_ids] for found in searched
-    ]
-    for a, b in zip(ci[cross].tolist(), cj[cross].tolist(), strict=True):
-        candidates[b - len(fresh)].append(fresh[a])
     es_matches: list[list[tuple[Stored, Match]]] = []
     wanted: set[str] = set()
     known: dict[str, Stored] = {d.id: d for d in fresh}
-    for rec, cands in zip(records, candidates, strict=True):
+    for rec, found in zip(records, searched, strict=True):
+        cands = [doc for doc in found if doc.id not in batch_ids and doc.id not in fresh_ids]
         kept = []
         for doc, match in zip(cands, verify_many(rec, cands, config.verify), strict=True):
             known.setdefault(doc.id, doc)
@@ -153,12 +149,16 @@ def assign_batch(
                 kept.append((doc, match))
                 wanted.add(doc.cluster or doc.id)
         es_matches.append(kept)
-    canon = known | _fetch(client, index, sorted(wanted - known.keys() - batch_ids))
     inner: dict[int, list[tuple[int, Match]]] = {}
-    for k in np.flatnonzero(inside).tolist():
-        match = verdicts[k]
-        if match is not None:
-            inner.setdefault(int(cj[k]) - len(fresh), []).append((int(ci[k]) - len(fresh), match))
+    for a, b, match in zip(ci.tolist(), cj.tolist(), verify_pairs(pool, ci, cj, config.verify), strict=True):
+        if match is None:
+            continue
+        if a < n_fresh:  # a recent document: a stored one, as a search would have found it
+            es_matches[b - n_fresh].append((fresh[a], match))
+            wanted.add(fresh[a].cluster or fresh[a].id)
+        else:
+            inner.setdefault(b - n_fresh, []).append((a - n_fresh, match))
+    canon = known | _fetch(client, index, sorted(wanted - known.keys() - batch_ids))
 
     out: list[Assigned] = []
     position = {doc_id: k for k, doc_id in enumerate(ids)}
