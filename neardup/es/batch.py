@@ -5,7 +5,9 @@ Both read the index through a point in time with sliced ``search_after`` scans, 
 partial updates of the ``neardup.*`` fields only where something changed. Both are safe to re-run:
 
 - dedupe stage "fingerprint" skips documents that already carry the current fingerprint version,
-  so an interrupted run resumes where it stopped. That version names what was read: the fingerprinter's
+  so an interrupted run resumes where it stopped. Documents it sees for the first time all get the
+  dedupe's start time as ``indexed_at`` (ties go by ``_id``); that time is kept with the index until the
+  dedupe completes, so a resumed run gives them the same time and the same clusters as an uninterrupted one. That version names what was read: the fingerprinter's
   settings, and the text and title fields (or the index's field configuration), so a run that reads
   other fields fingerprints every document again; the fields are kept with the index for reconcile;
 - stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
@@ -41,6 +43,8 @@ __all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields",
 DEFAULT_FIELDS = {"text_field": "text", "title_field": "title"}
 #: where the fields the last dedupe read are kept with the index (``_meta.neardup.<key>``)
 _FIELDS_META = "batch_fields"
+#: the start time of a dedupe that has not completed (``_meta.neardup.<key>``)
+_STARTED_META = "dedupe_started_at"
 
 #: ``progress(stage, done, total)``; total is None while unknown
 Progress = Callable[[str, int, int | None], None]
@@ -154,15 +158,20 @@ def _bulk_update(
 
 
 def _fingerprint_stage(
-    client: Elasticsearch, index: str, fingerprinter: Fingerprinter, config: BatchConfig, progress: Progress
+    client: Elasticsearch,
+    index: str,
+    fingerprinter: Fingerprinter,
+    config: BatchConfig,
+    progress: Progress,
+    first_seen: str,
 ) -> dict[str, int]:
-    """Fingerprint every document that lacks the current version; write the fingerprint fields.
-    A record the field configuration refuses (a value of the wrong type) is counted, not written."""
+    """Fingerprint every document that lacks the current version; write the fingerprint fields, and
+    ``first_seen`` as the ``indexed_at`` of documents without one. A record the field configuration refuses
+    (a value of the wrong type) is counted, not written."""
     version = config.version(fingerprinter)
     query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
     done = failed = refused = 0
-    now = schema.timestamp(time.time_ns())
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
         [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
@@ -187,7 +196,7 @@ def _fingerprint_stage(
                     r = replace(r, version=version)  # the fields read are part of the version
                 fields_out = schema.record_fields(r)
                 if not (src.get(schema.ROOT) or {}).get(schema.INDEXED_AT):
-                    fields_out[schema.INDEXED_AT] = now  # first seen now; a re-fingerprint keeps its place
+                    fields_out[schema.INDEXED_AT] = first_seen  # a re-fingerprint keeps its place
                 updates.append((h["_id"], fields_out))
             ok, bad = _bulk_update(client, index, updates, config.bulk_retries)
             done += ok
@@ -268,7 +277,14 @@ def dedupe(
     started = time.perf_counter()
     if cfg.record is None:  # reconcile reads the version of these fields (see read_fields)
         write_index_meta(client, index, _FIELDS_META, None if cfg.fields() == DEFAULT_FIELDS else cfg.fields())
-    stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress)
+    client.indices.refresh(index=index)  # what an interrupted run wrote is not redone
+    first_seen = read_index_meta(client, index, _STARTED_META)
+    if not isinstance(first_seen, str):  # no interrupted dedupe to resume: this one starts now
+        first_seen = schema.timestamp(time.time_ns())
+        write_index_meta(client, index, _STARTED_META, first_seen)
+    stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress, first_seen)
     client.indices.refresh(index=index)
     result = reconcile(client, index, cfg.version(fingerprinter), cfg, progress)
+    if not stage["fingerprint_failures"]:  # else the next run gives the rest the same time
+        write_index_meta(client, index, _STARTED_META, None)
     return stage | result | {"seconds": round(time.perf_counter() - started, 3)}

@@ -1,0 +1,74 @@
+"""Batch dedupe against a real Elasticsearch: an interrupted run, run again, gives the clusters of an
+uninterrupted one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from elasticsearch import Elasticsearch, helpers
+
+from neardup.es.batch import BatchConfig, dedupe
+from neardup.es.client import setup_index
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.mappings import schema
+
+pytestmark = pytest.mark.es
+
+
+class Interrupted(Exception):
+    """Stands for the process being killed in the middle of the fingerprint stage."""
+
+
+def _documents() -> list[dict[str, str]]:
+    """Originals ``b<k>`` written first, then their reprints ``a<k>``: scan order is write order, document
+    order (time, then id) puts every reprint first. A dedupe that stops after the originals and gives the
+    rest a later time on resume would make the originals canonical instead."""
+    arts = load_peoples_daily()[:30]
+    originals = [{"_id": f"b{k:02d}", "text": a.text} for k, a in enumerate(arts)]
+    reprints = [
+        {"_id": f"a{k:02d}", "text": "来源：人民日报\n" + "\n".join(a.paragraphs[:-1] or a.paragraphs)}
+        for k, a in enumerate(arts[:10])
+    ]
+    return originals + reprints
+
+
+def _assignments(es: Elasticsearch, index: str) -> dict[str, tuple[object, ...]]:
+    es.indices.refresh(index=index)
+    hits = es.search(index=index, size=100, query={"match_all": {}})["hits"]["hits"]
+    return {h["_id"]: schema.assignment_of(h["_source"]) for h in hits}
+
+
+@pytest.fixture
+def twin(es: Elasticsearch, index_name: str) -> Iterator[str]:
+    name = index_name + "-twin"
+    yield name
+    es.indices.delete(index=name, ignore_unavailable=True)
+
+
+def test_a_dedupe_killed_halfway_and_run_again_gives_the_same_clusters(
+    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter
+) -> None:
+    docs = _documents()
+    for index in (index_name, twin):
+        es.indices.create(index=index, settings={"number_of_shards": 1})
+        helpers.bulk(es, ({"_index": index, **d} for d in docs), refresh=True)
+        setup_index(es, index)  # what `neardup dedupe` does first
+    config = BatchConfig(slices=1, page_size=10)
+
+    def stop_after_the_originals(stage: str, done: int, total: int | None) -> None:
+        if stage == "fingerprint" and done >= 30:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        dedupe(es, index_name, fp, config, stop_after_the_originals)
+    resumed = dedupe(es, index_name, fp, config)
+    assert resumed["fingerprinted"] == 10  # only what the first run left
+    whole = dedupe(es, twin, fp, config)
+    assert whole["fingerprinted"] == 40
+
+    got, want = _assignments(es, index_name), _assignments(es, twin)
+    assert got == want
+    assert want["a03"][0] == "a03" and want["b03"][0] == "a03"  # the reprint comes first in document order
+    assert dedupe(es, index_name, fp, config)["changed"] == 0
