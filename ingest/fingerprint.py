@@ -11,9 +11,11 @@
 from __future__ import annotations
 
 import statistics
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -29,10 +31,13 @@ from .simhash import simhash
 from .sketch import shingle_sketch
 from .weights import IdfTable, WeightConfig, weigh
 
-__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record"]
+__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record", "version_of"]
 
 #: bump on any change to normalisation, segmentation, weighting or hashing code
-ALGORITHM = 3
+ALGORITHM = 4
+
+
+_TABLES = f"unicode={unicodedata.unidata_version};jieba={metadata.version('jieba')};opencc={metadata.version('opencc')}"
 
 
 @dataclass(frozen=True)
@@ -48,10 +53,21 @@ class FingerprintConfig:
     fold_script: bool = True
 
     def describe(self) -> str:
+        """Every setting, and the versions of the tables the text passes through: the Unicode database
+        (NFKC, case, character classes), jieba's dictionary and HMM, OpenCC's dictionaries."""
         return (
             f"a{ALGORITHM};seeds={self.seeds};min={self.min_chars},{self.min_features};"
-            f"idf={self.idf_name};fold={self.fold_script};{self.weights.describe()}"
+            f"idf={self.idf_name};fold={self.fold_script};{self.weights.describe()};{_TABLES}"
         )
+
+
+def version_of(config: FingerprintConfig) -> str:
+    """The fingerprint version of ``config``: ``nd<ALGORITHM>-`` and 8 hex digits of xxh3 of its description.
+
+    >>> version_of(FingerprintConfig()) == Fingerprinter.default().version
+    True
+    """
+    return f"nd{ALGORITHM}-{xxhash.xxh3_64_hexdigest(config.describe().encode())[:8]}"
 
 
 @dataclass(frozen=True)
@@ -110,7 +126,7 @@ class Fingerprinter:
     @cached_property
     def version(self) -> str:
         """``nd<ALGORITHM>-<8 hex>``: equal versions give equal fingerprints for equal input."""
-        return f"nd{ALGORITHM}-{xxhash.xxh3_64_hexdigest(self.config.describe().encode())[:8]}"
+        return version_of(self.config)
 
     def fingerprint(self, text: str, title: str | None = None, explain: int = 0) -> Record:
         """Fingerprint one document; ``explain`` > 0 keeps that many top-weighted features."""

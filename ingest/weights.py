@@ -20,7 +20,7 @@ from typing import Literal
 
 import jieba
 
-__all__ = ["DEFAULT_POS_WEIGHTS", "IdfTable", "WeightConfig", "fit_idf", "length_weight", "weigh"]
+__all__ = ["DEFAULT_POS_WEIGHTS", "IdfTable", "WeightConfig", "fit_idf", "jieba_idf_path", "length_weight", "weigh"]
 
 LengthMode = Literal["minmax", "normal", "off"]
 
@@ -114,14 +114,18 @@ class IdfTable:
 
     @classmethod
     def jieba_default(cls) -> IdfTable:
-        """The IDF table jieba ships (``jieba/analyse/idf.txt``)."""
-        path = os.path.join(os.path.dirname(jieba.__file__), "analyse", "idf.txt")
-        with open(path, encoding="utf-8") as handle:
+        """The IDF table jieba ships (:func:`jieba_idf_path`)."""
+        with open(jieba_idf_path(), encoding="utf-8") as handle:
             return cls.parse(handle)
 
     def dump(self) -> str:
         """jieba's idf.txt format, words sorted."""
         return "".join(f"{w} {v:.6f}\n" for w, v in sorted(self.values.items()))
+
+
+def jieba_idf_path() -> str:
+    """The IDF table jieba ships: ``jieba/analyse/idf.txt``."""
+    return os.path.join(os.path.dirname(jieba.__file__), "analyse", "idf.txt")
 
 
 def fit_idf(documents: Iterable[Sequence[str]]) -> IdfTable:

@@ -25,7 +25,7 @@ GOLDEN = [
 
 
 def test_version_is_pinned(fp: Fingerprinter) -> None:
-    assert fp.version == "nd3-b3b85401"
+    assert fp.version == "nd4-34bab842"
 
 
 @pytest.mark.parametrize(("text", "title", "fingerprint", "exact"), GOLDEN)
