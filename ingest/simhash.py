@@ -89,10 +89,9 @@ def simhash(weights: Mapping[str, float], seeds: Sequence[int] = (0,)) -> list[i
     # bit b of seed s sits in column s*64 + b (little-endian bytes, little bit order)
     bits = np.unpackbits(hashes.view(np.uint8).reshape(n, -1), axis=1, bitorder="little")
     if n <= _EXACT_FEATURES:  # every partial sum is an integer below 2**53: exact in float64, in any order
-        set_sum = w @ bits.astype(np.float64)
-        totals = 2.0 * set_sum - float(w.sum())
+        positive = 2.0 * (w @ bits.astype(np.float64)) - float(w.sum()) > 0
     else:  # more features than that bound covers: integer arithmetic (slower, as exact)
         units = w.astype(np.int64)
-        totals = 2 * (units @ bits.astype(np.int64)) - int(units.sum())
-    positive = (totals > 0).reshape(len(seeds), 64)
+        positive = 2 * (units @ bits.astype(np.int64)) - int(units.sum()) > 0
+    positive = positive.reshape(len(seeds), 64)
     return [int(v) for v in np.where(positive, _BIT_VALUES, np.uint64(0)).sum(axis=1, dtype=np.uint64)]

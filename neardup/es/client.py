@@ -28,6 +28,7 @@ __all__ = [
     "IndexInfo",
     "RecordConfigs",
     "create_index",
+    "es_hosts",
     "index_allowed",
     "inspect_index",
     "is_internal_index",
@@ -167,8 +168,19 @@ def inspect_index(client: Elasticsearch, index: str) -> IndexInfo:
     return IndexInfo(index, "missing", {})  # deleted in between
 
 
+def es_hosts(url: str) -> list[str]:
+    """The nodes named by ``NEARDUP_ES_URL``: one URL, or several separated by commas.
+
+    >>> es_hosts("http://a:9200, http://b:9200,")
+    ['http://a:9200', 'http://b:9200']
+    """
+    return [u.strip() for u in url.split(",") if u.strip()]
+
+
 def make_client(settings: Settings) -> Elasticsearch:
-    """One client per process/app, with retries on connection errors and timeouts."""
+    """One client per process/app, with retries on connection errors and timeouts. With several nodes named,
+    requests go round-robin and a node that stops answering is set aside (and retried later), so losing
+    one node of a cluster loses no request."""
     kwargs: dict[str, Any] = {
         "request_timeout": settings.es_timeout,
         "max_retries": settings.es_retries,
@@ -178,7 +190,7 @@ def make_client(settings: Settings) -> Elasticsearch:
         kwargs["api_key"] = settings.es_api_key
     elif settings.es_username:
         kwargs["basic_auth"] = (settings.es_username, settings.es_password)
-    return Elasticsearch(settings.es_url, **kwargs)
+    return Elasticsearch(es_hosts(settings.es_url), **kwargs)
 
 
 def setup_index(client: Elasticsearch, index: str) -> bool:

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from elasticsearch import Elasticsearch
 
 from neardup import node as esnode
+from neardup.config import Settings
+from neardup.es.client import make_client
 
 pytestmark = pytest.mark.es
 
@@ -87,8 +90,6 @@ def test_missing_java_says_what_to_install(tmp_path: Path) -> None:
 def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: str) -> None:
     """`neardup es node stop|start N`: the other nodes keep serving (3 nodes: two still elect a master);
     the node comes back and rejoins."""
-    from elasticsearch import Elasticsearch
-
     port = _free_port()
     data = tmp_path / "es"
     started = run("es", "start", "--port", str(port), "--nodes", "3", "--data", str(data), "--heap", "1g")
@@ -111,6 +112,15 @@ def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: st
         assert again.returncode == 0 and "node-2 started" in again.stdout, again.stderr
         health = client.cluster.health(index="kept", wait_for_nodes="3", wait_for_status="green", timeout="120s")
         assert health["number_of_nodes"] == 3 and health["status"] == "green"
+
+        # the service's client, given every node, keeps answering when the node it was told first stops
+        urls = ",".join(f"http://127.0.0.1:{port + n}" for n in range(3))
+        every = make_client(Settings(es_url=urls, es_timeout=30))
+        try:
+            assert run("es", "node", "stop", "0", "--data", str(data)).returncode == 0
+            assert all(every.get(index="kept", id="a")["found"] for _ in range(6))  # round-robin meets node 0
+        finally:
+            every.close()
     finally:
         client.close()
         run("es", "stop", "--data", str(data))
