@@ -11,6 +11,7 @@ Python's verdict on them stays the reference.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -187,6 +188,39 @@ def _needs_source(error: dict[str, Any]) -> bool:
 _WAYS = ((True, True), (False, True), (False, False))
 
 
+class _SourceOnly:
+    """Indices found to have no doc values for the sketch, remembered for ``ttl`` seconds, so their lookups
+    go to ``_source`` at once instead of failing a doc-values search first every time. Forgotten after the
+    ttl, so a re-created index with the current mapping is searched the fast way again.
+
+    >>> remembered = _SourceOnly(ttl=60.0)
+    >>> remembered.add("old")
+    >>> "old" in remembered, "new" in remembered
+    (True, False)
+    >>> remembered.ttl = -1.0; remembered.add("old"); "old" in remembered
+    False
+    """
+
+    def __init__(self, ttl: float = 300.0) -> None:
+        self.ttl = ttl
+        self._until: dict[str, float] = {}
+
+    def __contains__(self, index: str) -> bool:
+        until = self._until.get(index)
+        if until is not None and until < time.monotonic():
+            self._until.pop(index, None)
+            return False
+        return until is not None
+
+    def add(self, index: str) -> None:
+        if len(self._until) > 10_000:  # a bound on what is remembered; forgetting costs one failed search
+            self._until.clear()
+        self._until[index] = time.monotonic() + self.ttl
+
+
+_SOURCE_ONLY = _SourceOnly()
+
+
 def search_candidates(
     client: Elasticsearch,
     index: str,
@@ -208,9 +242,10 @@ def search_candidates(
     queries = [candidate_query(rec, rec.block_tokens(), rec.version, min_shared) for rec in records]
     scripts = [None if prefilter is None else verify_filter(rec, prefilter) for rec in records]
     out: list[list[Stored] | None] = [None] * len(records)
+    source_only = index in _SOURCE_ONLY
     for scripted, doc_values in _WAYS:
         todo = [k for k, found in enumerate(out) if found is None and (not scripted or scripts[k] is not None)]
-        if not todo:
+        if not todo or (doc_values and source_only):
             continue
         searches: list[dict[str, Any]] = []
         for k in todo:
@@ -228,7 +263,9 @@ def search_candidates(
                 out[k] = [Stored.from_doc_values(h, version) if doc_values else Stored.from_hit(h) for h in hits]
             elif error.get("type") == "index_not_found_exception":
                 out[k] = []  # nothing indexed yet: the bulk write creates the index from its template
-            elif not ((scripted and _no_verify_script(error)) or (doc_values and _needs_source(error))):
+            elif doc_values and _needs_source(error):
+                _SOURCE_ONLY.add(index)
+            elif not (scripted and _no_verify_script(error)):
                 raise SearchFailed(int(item.get("status") or 500), dict(error))
     return [found or [] for found in out]
 

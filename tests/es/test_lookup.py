@@ -10,6 +10,7 @@ import pytest
 from elasticsearch import Elasticsearch, helpers
 
 from neardup.errors import SearchFailed
+from neardup.es import lookup
 from neardup.es.client import setup_index
 from neardup.es.lookup import find_duplicates, has_verify_script, search_candidates
 from neardup.evaluation.corpus import load_peoples_daily
@@ -103,6 +104,10 @@ def test_candidates_read_from_doc_values_equal_those_read_from_source(es: Elasti
         new = search_candidates(es, index_name, queries, max_candidates=50)
         old = search_candidates(es, old_index, queries, max_candidates=50)
         assert [[c.id for c in cands] for cands in new] == [[c.id for c in cands] for cands in old]
+        # the old index is remembered: later lookups read _source at once, with the same answers
+        assert old_index in lookup._SOURCE_ONLY and index_name not in lookup._SOURCE_ONLY
+        again = search_candidates(es, old_index, queries, max_candidates=50)
+        assert [[c.id for c in cands] for cands in again] == [[c.id for c in cands] for cands in old]
         assert all(not c.all_seeds for cands in new for c in cands) and all(c.all_seeds for cands in old for c in cands)
         for a, b in zip(new, old, strict=True):
             assert [(c.fingerprint, c.exact, c.status, c.cluster, c.sketch.tolist()) for c in a] == [
