@@ -3,6 +3,7 @@
 - :mod:`.offline`: ``fingerprint``, ``cluster``, ``idf fit``, ``eval`` (no Elasticsearch)
 - :mod:`.index`: ``setup``, ``index``, ``dedupe``, ``reconcile``, ``import``, ``serve``, ``kibana``
 - :mod:`.node`: ``es start|status|stop`` (the embedded Elasticsearch)
+- :mod:`.plugin`: ``plugin build`` (the Elasticsearch plugin zip)
 - :mod:`.demo`: ``demo``, the main job
 
 A command's module is imported when that command runs (click's lazy subcommands), so ``neardup es
@@ -31,6 +32,7 @@ COMMANDS = {
     "serve": "index:serve_cmd",
     "kibana": "index:kibana",
     "es": "node:es",
+    "plugin": "plugin:plugin",
     "demo": "demo:demo_cmd",
 }
 

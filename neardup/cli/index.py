@@ -21,6 +21,7 @@ from neardup.es.client import make_client, record_config, setup_index, validate_
 from neardup.es.documents import DocumentFields
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.lookup import has_verify_script
+from neardup.es.pipeline import PIPELINE_ID, check_pipeline, install_pipeline, use_pipeline
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.pool import FingerprintPool
@@ -70,13 +71,26 @@ class _Bars:
 @click.command("setup")
 @click.argument("index")
 @click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
+@click.option(
+    "--pipeline",
+    is_flag=True,
+    help="Also install the neardup ingest pipeline and make it INDEX's default pipeline, so any client's writes "
+    "are fingerprinted inside Elasticsearch (needs the neardup plugin on the cluster).",
+)
 @click.pass_context
 @reports_errors
-def setup_cmd(ctx: click.Context, index: str, es_url: str | None) -> None:
+def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool) -> None:
     """Install the neardup templates and create INDEX (idempotent)."""
     settings = Settings.from_env(es_url=es_url)
-    created = setup_index(make_client(settings), index)
+    client = make_client(settings)
+    if pipeline:
+        check_pipeline(client, index)  # before anything changes
+    created = setup_index(client, index)
     click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
+    if pipeline:
+        install_pipeline(client)
+        use_pipeline(client, index)
+        click.echo(f"installed ingest pipeline {PIPELINE_ID}; it is the default pipeline of {index}")
 
 
 @click.command("index")

@@ -5,11 +5,12 @@ Both read the index through a point in time with sliced ``search_after`` scans, 
 partial updates of the ``neardup.*`` fields only where something changed. Both are safe to re-run:
 
 - dedupe stage "fingerprint" skips documents that already carry the current fingerprint version,
-  so an interrupted run resumes where it stopped. Documents it sees for the first time all get the
-  dedupe's start time as ``indexed_at`` (ties go by ``_id``); that time is kept with the index until the
-  dedupe completes, so a resumed run gives them the same time and the same clusters as an uninterrupted one. That version names what was read: the fingerprinter's
+  so an interrupted run resumes where it stopped. That version names what was read: the fingerprinter's
   settings, and the text and title fields (or the index's field configuration), so a run that reads
-  other fields fingerprints every document again; the fields are kept with the index for reconcile;
+  other fields fingerprints every document again; the fields are kept with the index for reconcile.
+  Documents it sees for the first time all get the dedupe's start time as ``indexed_at`` (ties go by
+  ``_id``); that time is kept with the index until the dedupe completes, so a resumed run gives them the
+  same time, and the same clusters, as an uninterrupted one;
 - stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
   over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.

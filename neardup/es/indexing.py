@@ -36,6 +36,7 @@ from neardup.mappings.schema import Stored
 
 from .documents import Incoming
 from .lookup import search_candidates
+from .pipeline import NO_PIPELINE
 from .recent import RecentWrites
 
 __all__ = [
@@ -253,7 +254,12 @@ def _undo(
         for i in ids
     ]
     stream = helpers.streaming_bulk(
-        client, actions, max_retries=config.bulk_retries, raise_on_error=False, refresh=config.refresh
+        client,
+        actions,
+        max_retries=config.bulk_retries,
+        raise_on_error=False,
+        refresh=config.refresh,
+        pipeline=NO_PIPELINE,
     )
     failed = [item for ok, item in stream if not ok]
     if failed:
@@ -291,6 +297,7 @@ def _write(
         raise_on_error=False,
         raise_on_exception=False,
         refresh=config.refresh,
+        pipeline=NO_PIPELINE,  # fingerprinted and assigned here: an index's default pipeline would redo or undo it
     )
     for (ok, item), a in zip(stream, assigned, strict=True):
         info = item.get("index", {})

@@ -1,8 +1,10 @@
 """The embedded Elasticsearch: build the launcher with Maven, start it detached, find it, stop it.
 
 The launcher (``es_runner/``, a small Maven project) runs real Elasticsearch 8.x nodes from
-Elastic's jars on Maven Central inside one JVM, bound to 127.0.0.1. This module owns its life
-cycle; the state of a running node is a JSON file in its data directory (pid, port, url).
+Elastic's jars on Maven Central inside one JVM, bound to 127.0.0.1, with neardup's own plugin
+(``plugin/``: the ``neardup`` ingest processor and script language, the same build users install as a
+zip) on its class path. This module owns its life cycle; the state of a running node is a JSON file in
+its data directory (pid, port, url).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ __all__ = ["ES_VERSION", "NodeInfo", "build_runner", "running_node", "start", "s
 
 ES_VERSION = "8.19.21"
 LAUNCHER_CLASS = "io.neardup.es.Launcher"
+#: loaded by name from the class path (``--plugin``): the launcher does not compile against the plugin
+PLUGIN_CLASS = "io.neardup.plugin.NeardupPlugin"
 RUNNER_SOURCE = Path(__file__).parent / "es_runner"
 STATE_FILE = "neardup-es.json"
 # Launchers outlive the command that started them by design; holding their Popen objects here
@@ -150,6 +154,19 @@ def _log_tail(data: Path, lines: int = 15) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _classpath(home: Path, plugin: bool) -> str:
+    """The launcher's class path: the launcher with Elasticsearch, then (``plugin``) neardup's plugin with
+    its libraries; each built once per version of its sources."""
+    runner = build_runner(home)
+    parts = [runner / "neardup-es-runner-0.1.0.jar", runner / "lib" / "*"]
+    if plugin:
+        from .plugin_build import build_plugin  # here: it imports the data exporter (jieba, OpenCC)
+
+        build = build_plugin(home)
+        parts += [build.jar, build.lib / "*"]
+    return os.pathsep.join(str(p) for p in parts)
+
+
 def start(
     home: Path,
     data: Path,
@@ -157,8 +174,12 @@ def start(
     nodes: int = 1,
     heap: str = "1g",
     timeout: float = 180.0,
+    plugin: bool = True,
 ) -> tuple[NodeInfo, bool]:
-    """Start the embedded cluster (or find the one already running). Returns (info, started_now)."""
+    """Start the embedded cluster (or find the one already running). Returns (info, started_now).
+
+    ``plugin`` False starts bare Elasticsearch nodes, without neardup's plugin (as a cluster where it is not
+    installed)."""
     data = data.resolve()
     current = running_node(data)
     if current is not None:
@@ -169,9 +190,8 @@ def start(
     for p in [*range(port, port + nodes), *range(port + 100, port + 100 + nodes)]:
         if not _port_free(p):
             raise EmbeddedESError(f"port {p} on 127.0.0.1 is busy; choose another with --port")
-    build_dir = build_runner(home)
+    classpath = _classpath(home, plugin)
     data.mkdir(parents=True, exist_ok=True)
-    classpath = os.pathsep.join([str(build_dir / "neardup-es-runner-0.1.0.jar"), str(build_dir / "lib" / "*")])
     cmd = [
         java,
         f"-Xms{heap}",
@@ -189,6 +209,7 @@ def start(
         str(nodes),
         "--data",
         str(data),
+        *(["--plugin", PLUGIN_CLASS] if plugin else []),
     ]
     with open(data / LOG_FILE, "ab") as log:
         proc = subprocess.Popen(

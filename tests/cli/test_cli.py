@@ -16,7 +16,7 @@ from neardup.cli import COMMANDS, cli
 def test_every_command_of_the_command_modules_is_registered_once() -> None:
     defined: set[int] = set()
     nested: set[int] = set()
-    for module in ("offline", "index", "node", "demo"):
+    for module in ("offline", "index", "node", "plugin", "demo"):
         for value in vars(importlib.import_module(f"neardup.cli.{module}")).values():
             if isinstance(value, click.Command):
                 defined.add(id(value))

@@ -24,11 +24,15 @@ import org.elasticsearch.transport.netty4.Netty4Plugin;
  * for it; the launcher removes the file when done and records the node's state in
  * {@code DIR/control/node-N} ({@code started} or {@code stopped}).
  *
- * <pre>java -cp ... io.neardup.es.Launcher --port 9200 --data DIR [--nodes 1] [--cluster-name neardup]</pre>
+ * <p>Each {@code --plugin CLASS} adds a plugin found on the class path by name: neardup's own plugin
+ * ({@code io.neardup.plugin.NeardupPlugin}, the ingest processor and the {@code neardup} script language) is
+ * built separately, as the zip users install, and this launcher does not compile against it.
+ *
+ * <pre>java -cp ... io.neardup.es.Launcher --port 9200 --data DIR [--nodes 1] [--cluster-name neardup] [--plugin CLASS]...</pre>
  */
 public final class Launcher {
-    private static final List<Class<? extends Plugin>> PLUGINS =
-        List.of(Netty4Plugin.class, RootEndpointPlugin.class, HammingScriptPlugin.class);
+    /** What every embedded node runs: HTTP, and {@code GET /} (the distribution's rest-root module is not published). */
+    private static final List<Class<? extends Plugin>> BUILT_IN = List.of(Netty4Plugin.class, RootEndpointPlugin.class);
 
     private Launcher() {}
 
@@ -38,6 +42,7 @@ public final class Launcher {
         Integer transportPort = null;
         Path data = null;
         String clusterName = "neardup";
+        List<Class<? extends Plugin>> plugins = new ArrayList<>(BUILT_IN);
         for (int i = 0; i < args.length; i += 2) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             if (value == null) {
@@ -49,6 +54,7 @@ public final class Launcher {
                 case "--nodes" -> nodes = Integer.parseInt(value);
                 case "--data" -> data = Path.of(value).toAbsolutePath();
                 case "--cluster-name" -> clusterName = value;
+                case "--plugin" -> plugins.add(pluginClass(value));
                 default -> usage("unknown option " + args[i]);
             }
         }
@@ -94,7 +100,7 @@ public final class Launcher {
             String nodeName = names.get(n);
             Environment environment = InternalSettingsPreparer.prepareEnvironment(settings.build(), Map.of(), config, () -> nodeName);
             environments.add(environment);
-            Node node = new EmbeddedNode(environment, PLUGINS);
+            Node node = new EmbeddedNode(environment, plugins);
             synchronized (started) {
                 started.add(node);
             }
@@ -106,13 +112,14 @@ public final class Launcher {
         while (true) {
             Thread.sleep(200);
             for (int n = 0; n < nodes; n++) {
-                obey(control, n, started, environments.get(n));
+                obey(control, n, started, environments.get(n), plugins);
             }
         }
     }
 
     /** Carries out a request in {@code control} to stop or start node {@code n}. */
-    private static void obey(Path control, int n, List<Node> nodes, Environment environment) {
+    private static void obey(Path control, int n, List<Node> nodes, Environment environment,
+            List<Class<? extends Plugin>> plugins) {
         String name = "node-" + n;
         Path stop = control.resolve("stop-" + name);
         Path start = control.resolve("start-" + name);
@@ -134,7 +141,7 @@ public final class Launcher {
             } else if (Files.exists(start)) {
                 synchronized (nodes) {
                     if (nodes.get(n) == null) {
-                        Node node = new EmbeddedNode(environment, PLUGINS);
+                        Node node = new EmbeddedNode(environment, plugins);
                         nodes.set(n, node);
                         node.start();
                     }
@@ -169,9 +176,21 @@ public final class Launcher {
         }
     }
 
+    /** A plugin class on the class path, by name; a missing or wrong one stops the launcher before any node starts. */
+    private static Class<? extends Plugin> pluginClass(String name) {
+        try {
+            return Class.forName(name).asSubclass(Plugin.class);
+        } catch (ClassNotFoundException e) {
+            usage("plugin class " + name + " is not on the class path");
+        } catch (ClassCastException e) {
+            usage(name + " is not an Elasticsearch plugin");
+        }
+        throw new AssertionError("unreachable");
+    }
+
     private static void usage(String problem) {
         System.err.println("neardup-es: " + problem);
-        System.err.println("usage: Launcher --port 9200 --data DIR [--nodes N] [--transport-port 9300] [--cluster-name NAME]");
+        System.err.println("usage: Launcher --port 9200 --data DIR [--nodes N] [--transport-port 9300] [--cluster-name NAME] [--plugin CLASS]...");
         System.exit(2);
     }
 }

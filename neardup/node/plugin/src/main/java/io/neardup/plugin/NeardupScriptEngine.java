@@ -1,89 +1,84 @@
-package io.neardup.es;
+package io.neardup.plugin;
 
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import org.apache.lucene.util.BytesRef;
-import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.index.fielddata.ScriptDocValues;
-import org.elasticsearch.plugins.Plugin;
-import org.elasticsearch.plugins.ScriptPlugin;
 import org.elasticsearch.script.FilterScript;
 import org.elasticsearch.script.ScriptContext;
 import org.elasticsearch.script.ScriptEngine;
 
 /**
- * Script language {@code neardup}, two filter scripts.
+ * Script language {@code neardup}, two filter scripts. It lives in the plugin (not only in the embedded node) so
+ * that a user's cluster with the plugin installed runs lookups' second check where the candidates are, as the
+ * embedded node does.
  *
  * <p>{@code hamming}: keeps documents whose long field (param {@code field}) holds a value within
- * {@code max_distance} bits of any value in param {@code fingerprints}. The distribution would run this
- * as a Painless script; lang-painless is not published on Maven Central, so the embedded node carries
- * this native equivalent.
+ * {@code max_distance} bits of any value in param {@code fingerprints}. A full distribution would run this as a
+ * Painless script; lang-painless is not published on Maven Central, so the embedded node needs this native
+ * equivalent.
  *
- * <p>{@code verify}: the second check of {@code ingest/verify.py} for two fingerprinted documents,
- * run where the candidates are, so a lookup returns verified matches instead of every candidate. The
- * candidate's sketch is read from the binary doc values of {@code sketch_field} (little-endian uint32,
- * sorted, distinct), its seed-0 fingerprint from the hex keyword {@code hex_field}. It keeps a document
- * when the bottom-k Jaccard estimate reaches {@code min_jaccard}, or when the fingerprints are within
- * {@code max_distance} bits and the estimate reaches {@code near_jaccard}; the estimate is computed as
- * the Python reference computes it (the same integer counts, one double division).
+ * <p>{@code verify}: the second check of {@code ingest/verify.py} for two fingerprinted documents, run where the
+ * candidates are, so a lookup returns verified matches instead of every candidate. The candidate's sketch is read
+ * from the binary doc values of {@code sketch_field} (little-endian uint32, sorted, distinct), its seed-0
+ * fingerprint from the hex keyword {@code hex_field}. It keeps a document when the bottom-k Jaccard estimate
+ * reaches {@code min_jaccard}, or when the fingerprints are within {@code max_distance} bits and the estimate
+ * reaches {@code near_jaccard}; the estimate is computed as the Python reference computes it (the same integer
+ * counts, one double division).
  */
-public final class HammingScriptPlugin extends Plugin implements ScriptPlugin {
+final class NeardupScriptEngine implements ScriptEngine {
+    static final String LANG = "neardup";
 
     @Override
-    public ScriptEngine getScriptEngine(Settings settings, Collection<ScriptContext<?>> contexts) {
-        return new HammingEngine();
+    public String getType() {
+        return LANG;
     }
 
-    static final class HammingEngine implements ScriptEngine {
-        @Override
-        public String getType() {
-            return "neardup";
-        }
+    @Override
+    public Set<ScriptContext<?>> getSupportedContexts() {
+        return Set.of(FilterScript.CONTEXT);
+    }
 
-        @Override
-        public Set<ScriptContext<?>> getSupportedContexts() {
-            return Set.of(FilterScript.CONTEXT);
+    @Override
+    public <T> T compile(String name, String source, ScriptContext<T> context, Map<String, String> options) {
+        if (context.equals(FilterScript.CONTEXT) == false) {
+            throw new IllegalArgumentException("lang [neardup] supports only the filter context, not [" + context.name + "]");
         }
+        if ("verify".equals(source)) {
+            return context.factoryClazz.cast(verifyFactory());
+        }
+        if ("hamming".equals(source) == false) {
+            throw new IllegalArgumentException("unknown neardup script [" + source + "]; they are [hamming, verify]");
+        }
+        return context.factoryClazz.cast(hammingFactory());
+    }
 
-        @Override
-        public <T> T compile(String name, String source, ScriptContext<T> context, Map<String, String> options) {
-            if (context.equals(FilterScript.CONTEXT) == false) {
-                throw new IllegalArgumentException("lang [neardup] supports only the filter context, not [" + context.name + "]");
+    static FilterScript.Factory hammingFactory() {
+        return (params, lookup) -> {
+            String field = (String) params.get("field");
+            long[] queries = toLongs(params.get("fingerprints"));
+            int maxDistance = ((Number) params.getOrDefault("max_distance", 3)).intValue();
+            if (field == null || queries.length == 0) {
+                throw new IllegalArgumentException("hamming needs params [field] and a non-empty [fingerprints]");
             }
-            if ("verify".equals(source)) {
-                return context.factoryClazz.cast(verifyFactory());
-            }
-            if ("hamming".equals(source) == false) {
-                throw new IllegalArgumentException("unknown neardup script [" + source + "]; they are [hamming, verify]");
-            }
-            FilterScript.Factory factory = (params, lookup) -> {
-                String field = (String) params.get("field");
-                long[] queries = toLongs(params.get("fingerprints"));
-                int maxDistance = ((Number) params.getOrDefault("max_distance", 3)).intValue();
-                if (field == null || queries.length == 0) {
-                    throw new IllegalArgumentException("hamming needs params [field] and a non-empty [fingerprints]");
-                }
-                return docReader -> new FilterScript(params, lookup, docReader) {
-                    @Override
-                    public boolean execute() {
-                        ScriptDocValues<?> values = getDoc().get(field);
-                        for (int i = 0; i < values.size(); i++) {
-                            long value = ((Number) values.get(i)).longValue();
-                            for (long query : queries) {
-                                if (Long.bitCount(value ^ query) <= maxDistance) {
-                                    return true;
-                                }
+            return docReader -> new FilterScript(params, lookup, docReader) {
+                @Override
+                public boolean execute() {
+                    ScriptDocValues<?> values = getDoc().get(field);
+                    for (int i = 0; i < values.size(); i++) {
+                        long value = ((Number) values.get(i)).longValue();
+                        for (long query : queries) {
+                            if (Long.bitCount(value ^ query) <= maxDistance) {
+                                return true;
                             }
                         }
-                        return false;
                     }
-                };
+                    return false;
+                }
             };
-            return context.factoryClazz.cast(factory);
-        }
+        };
     }
 
     static FilterScript.Factory verifyFactory() {

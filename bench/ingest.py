@@ -1,0 +1,215 @@
+"""Ingest speed: the same documents written four ways, in the same run, against the same node.
+
+- plain ``helpers.bulk`` (no pipeline): what Elasticsearch does on its own;
+- bulk through the ``neardup`` pipeline, fingerprinting only (the Java processor);
+- bulk through the pipeline with flagging, when the processor offers it;
+- the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers).
+
+Every row writes into a fresh index with the neardup mapping, with 2 client threads and batches of 500,
+and ends with a refresh (counted). Then the fingerprinting rate in characters per second, one thread:
+the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
+
+Run: ``python -m bench.ingest [--docs 20000]`` → bench/results/ingest.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import jieba
+from elasticsearch import Elasticsearch, helpers
+
+from bench.corpus import Doc, corpus_path, read_corpus
+from bench.harness import PeakRss, Served, elasticsearch, serve
+from bench.machine import describe, write_results
+from neardup.config import Settings
+from neardup.es.client import setup_index
+from neardup.es.pipeline import PIPELINE_ID, install_pipeline
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.mappings.schema import ROOT, record_fields
+from neardup.node.plugin_build import build_plugin
+
+OUT = Path(__file__).parent / "results" / "ingest.md"
+BATCH = 500
+THREADS = 2
+
+
+def _fresh(client: Elasticsearch, index: str) -> None:
+    client.indices.delete(index=index, ignore_unavailable=True)
+    setup_index(client, index)
+
+
+def _bulk(client: Elasticsearch, index: str, docs: Sequence[Doc], pipeline: str | None) -> float:
+    """Seconds to write ``docs`` with ``THREADS`` bulk threads (and refresh); every item must succeed."""
+    _fresh(client, index)
+    actions = ({"_index": index, "_id": d.id, "text": d.text} for d in docs)
+    t0 = time.perf_counter()
+    failed = 0
+    for ok, _ in helpers.parallel_bulk(
+        client.options(request_timeout=600),
+        actions,
+        thread_count=THREADS,
+        chunk_size=BATCH,
+        pipeline=pipeline,
+        raise_on_error=False,
+    ):
+        failed += not ok
+    client.indices.refresh(index=index)
+    seconds = time.perf_counter() - t0
+    if failed or client.count(index=index)["count"] != len(docs):
+        raise AssertionError(f"{index}: {failed} failed items")
+    return seconds
+
+
+def _post(url: str, index: str, docs: Sequence[Doc]) -> None:
+    body = "\n".join(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) for d in docs).encode()
+    req = urllib.request.Request(
+        f"{url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/x-ndjson"}
+    )
+    with urllib.request.urlopen(req, timeout=600) as resp:
+        items = json.load(resp)["items"]
+    if any(i.get("status") not in ("created", "updated") for i in items):
+        raise AssertionError(f"the service refused items: {items[:3]}")
+
+
+def _service(client: Elasticsearch, served: Served, index: str, docs: Sequence[Doc]) -> tuple[float, int]:
+    """(seconds, peak worker RSS) to post ``docs`` in batches from ``THREADS`` client threads."""
+    _fresh(client, index)
+    batches = [docs[k : k + BATCH] for k in range(0, len(docs), BATCH)]
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not batches:
+                    return
+                batch = batches.pop(0)
+            _post(served.url, index, batch)
+
+    with PeakRss(served.workers) as rss:
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=worker) for _ in range(THREADS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        client.indices.refresh(index=index)
+        seconds = time.perf_counter() - t0
+    return seconds, rss.peak
+
+
+def _same_fields(client: Elasticsearch, index: str, docs: Sequence[Doc], sample: int = 200) -> int:
+    """How many of a sample of ``docs`` the pipeline gave exactly Python's fingerprint fields."""
+    picked = list(docs[:: max(1, len(docs) // sample)])[:sample]
+    want = [record_fields(r) for r in Fingerprinter.default().fingerprint_many([(d.text, None) for d in picked])]
+    got = client.mget(index=index, ids=[d.id for d in picked])["docs"]
+    return sum(all(g["_source"][ROOT].get(k) == v for k, v in w.items()) for g, w in zip(got, want, strict=True))
+
+
+def _median(run: Callable[[], object], repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _java_rates(texts: Sequence[str]) -> dict[str, float]:
+    """Characters per second of the Java pipeline (``fields``) and its cut alone (``cut``), one thread."""
+    build = build_plugin(Settings.from_env().home)
+    proc = subprocess.run(
+        ["java", "-cp", build.test_classpath(), "io.neardup.bench.FingerprintThroughput", "3", "cut", "fields"],
+        input="\n".join(json.dumps(t) for t in texts) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rates = {}
+    for line in proc.stdout.splitlines():
+        mode, seconds, chars = line.split()
+        rates[mode] = int(chars) / float(seconds)
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--docs", type=int, default=20_000)
+    parser.add_argument("--port", type=int, default=9357)
+    args = parser.parse_args()
+    docs = read_corpus(corpus_path(args.docs), args.docs)
+    chars = sum(len(d.text) for d in docs)
+
+    rows: list[tuple[str, float, str]] = []
+    with elasticsearch(args.port, "2g") as (url, label):
+        client = Elasticsearch(url, request_timeout=600)
+        install_pipeline(client)
+        plain = _bulk(client, "bench-ingest-plain", docs, None)
+        rows.append(("plain `helpers.bulk`, no pipeline", plain, ""))
+        fingerprint = _bulk(client, "bench-ingest-pipeline", docs, PIPELINE_ID)
+        same = _same_fields(client, "bench-ingest-pipeline", docs)
+        rows.append(("bulk with `pipeline=neardup` (fingerprints)", fingerprint, f"{same}/200 sampled = Python"))
+        with serve(url, workers=2) as served:
+            service, rss = _service(client, served, "bench-ingest-service", docs)
+        rows.append(
+            (
+                "the Python service, 2 workers (fingerprints + flagging)",
+                service,
+                f"peak worker RSS {rss / 2**20:.0f} MiB",
+            )
+        )
+        for index in ("bench-ingest-plain", "bench-ingest-pipeline", "bench-ingest-service"):
+            client.indices.delete(index=index, ignore_unavailable=True)
+
+    texts = [a.text for a in load_peoples_daily()]
+    text_chars = sum(len(t) for t in texts)
+    lcut = text_chars / _median(lambda: [jieba.lcut(t) for t in texts])
+    fp = Fingerprinter.default()
+    python_fp = text_chars / _median(lambda: fp.fingerprint_many([(t, None) for t in texts]))
+    java = _java_rates(texts)
+
+    lines = [
+        "# Ingest: plain bulk, the Java processor, the Python service",
+        "",
+        f"Machine: {describe()}; Elasticsearch: {label}.",
+        f"Command: `python -m bench.ingest --docs {args.docs}`. {len(docs):,} documents of the bench corpus "
+        f"({chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} client threads, a fresh "
+        "index with the neardup mapping per row, refresh at the end counted. All rows in this one run.",
+        "",
+        "| how | seconds | documents/s | × plain bulk | × the service | note |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, seconds, note in rows:
+        rate = len(docs) / seconds
+        lines.append(
+            f"| {name} | {seconds:.1f} | {rate:,.0f} | {plain / seconds:.2f} | {service / seconds:.1f} | {note} |"
+        )
+    lines += [
+        "| bulk with flagging in the processor | — | — | — | — | not built yet |",
+        "",
+        f"## Fingerprinting rate, one thread, {len(texts):,} People's Daily articles ({text_chars:,} characters)",
+        "",
+        "Median of 3 passes after a warm-up pass.",
+        "",
+        "| what | characters/s | × `jieba.lcut` |",
+        "|---|---|---|",
+        f"| `jieba.lcut` (Python) | {lcut:,.0f} | 1.00 |",
+        f"| neardup `fingerprint_many` (Python) | {python_fp:,.0f} | {python_fp / lcut:.2f} |",
+        f"| Java jieba port, cut alone | {java['cut']:,.0f} | {java['cut'] / lcut:.2f} |",
+        f"| Java pipeline, all fingerprint fields | {java['fields']:,.0f} | {java['fields'] / lcut:.2f} |",
+    ]
+    write_results(OUT, lines)
+
+
+if __name__ == "__main__":
+    main()

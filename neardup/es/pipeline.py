@@ -1,0 +1,144 @@
+"""The ``neardup`` ingest pipeline: its id and body, installing it, and making it an index's default.
+
+The pipeline runs the ``neardup`` processor of neardup's Elasticsearch plugin (``neardup/node/plugin``),
+which writes the ``neardup.*`` fingerprint fields inside Elasticsearch. An index whose
+``index.default_pipeline`` is this one fingerprints every document any client writes to it (a plain
+``helpers.bulk`` included), without neardup's service in the path. The plugin must be installed on every
+ingest node; the embedded node always has it.
+
+>>> config = pipeline_body()["processors"][0][PROCESSOR]
+>>> config["field"], config["title_field"], config["target_field"] == schema.ROOT
+('text', 'title', True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elasticsearch import BadRequestError, Elasticsearch
+
+from neardup.errors import NeardupError, UsageError
+from neardup.mappings import schema
+
+from .client import read_record_config, validate_index_name
+from .documents import DocumentFields
+
+__all__ = [
+    "NO_PIPELINE",
+    "PIPELINE_ID",
+    "PROCESSOR",
+    "PluginMissing",
+    "check_pipeline",
+    "install_pipeline",
+    "nodes_without_processor",
+    "pipeline_body",
+    "use_pipeline",
+]
+
+#: the pipeline's id, and what ``index.default_pipeline`` names
+PIPELINE_ID = "neardup"
+#: the processor type the plugin registers
+PROCESSOR = "neardup"
+#: the pipeline name that skips an index's default pipeline: for writes that carry their neardup fields already
+NO_PIPELINE = "_none"
+#: bumped when the body changes, so ``GET _ingest/pipeline`` tells an old definition from the current one
+PIPELINE_VERSION = 1
+_DEFAULT_PIPELINE = "index.default_pipeline"
+
+
+class PluginMissing(NeardupError):
+    """The cluster cannot run the pipeline: ``nodes`` are the ingest nodes without the neardup processor."""
+
+    def __init__(self, nodes: list[str]) -> None:
+        where = f"on node(s) {', '.join(nodes)}" if nodes else "on this cluster"
+        super().__init__(
+            f"there is no {PROCESSOR!r} ingest processor {where}: install the neardup plugin on every node "
+            "(`neardup plugin build` prints the zip's path; then "
+            "`bin/elasticsearch-plugin install file:///PATH/neardup-plugin-VERSION.zip` and restart the node)"
+        )
+        self.nodes = nodes
+
+
+def pipeline_body() -> dict[str, Any]:
+    """The pipeline's body as ``PUT _ingest/pipeline/neardup`` takes it: the processor reading the fields neardup's
+    own writes use (``text``, ``title``)."""
+    fields = DocumentFields()
+    processor = {
+        "field": fields.text,
+        "title_field": fields.title,
+        "target_field": schema.ROOT,
+        "ignore_missing": False,
+    }
+    return {
+        "description": "neardup: the neardup.* fingerprint fields of each document's text and title",
+        "processors": [{PROCESSOR: processor}],
+        "version": PIPELINE_VERSION,
+        "_meta": {"managed_by": "neardup"},
+    }
+
+
+def nodes_without_processor(client: Elasticsearch) -> list[str]:
+    """The names of the ingest nodes that have no ``neardup`` processor (all of them: the plugin is missing)."""
+    info = client.nodes.info(
+        metric="ingest", filter_path=["nodes.*.name", "nodes.*.roles", "nodes.*.ingest.processors.type"]
+    )
+    missing = []
+    for node in (info.body.get("nodes") or {}).values():
+        if "ingest" not in node.get("roles", ["ingest"]):
+            continue  # a node that never runs pipelines does not need the plugin
+        types = {p.get("type") for p in (node.get("ingest") or {}).get("processors", [])}
+        if PROCESSOR not in types:
+            missing.append(str(node.get("name")))
+    return sorted(missing)
+
+
+def check_pipeline(client: Elasticsearch, index: str) -> None:
+    """Everything that would stop :func:`install_pipeline` and :func:`use_pipeline` on ``index``, checked before
+    anything changes: :class:`PluginMissing`, or :class:`UsageError` for an index whose documents are records (the
+    processor fingerprints a text) or that already runs another default pipeline."""
+    validate_index_name(index)
+    missing = nodes_without_processor(client)
+    if missing:
+        raise PluginMissing(missing)
+    if read_record_config(client, index):
+        raise UsageError(
+            f"index {index!r} holds records read by a field configuration; the {PROCESSOR!r} processor fingerprints "
+            "a text field, so it cannot be the index's pipeline"
+        )
+    other = _other_default_pipelines(client, index)
+    if other:
+        raise UsageError(
+            f"index {index!r} already runs default pipeline {', '.join(other)}; neardup does not replace it: add the "
+            f"processor {_processor_json()} to that pipeline instead"
+        )
+
+
+def install_pipeline(client: Elasticsearch) -> None:
+    """``PUT _ingest/pipeline/neardup`` (idempotent); :class:`PluginMissing` when Elasticsearch refuses it for
+    want of the processor."""
+    try:
+        client.ingest.put_pipeline(id=PIPELINE_ID, body=pipeline_body())
+    except BadRequestError as exc:
+        error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
+        if error.get("processor_type") == PROCESSOR or f"[{PROCESSOR}] is not installed" in str(error.get("reason")):
+            raise PluginMissing([]) from exc
+        raise
+
+
+def use_pipeline(client: Elasticsearch, index: str) -> None:
+    """Make the pipeline ``index``'s ``index.default_pipeline``: a write to it that names no pipeline runs it."""
+    client.indices.put_settings(index=index, settings={_DEFAULT_PIPELINE: PIPELINE_ID})
+
+
+def _other_default_pipelines(client: Elasticsearch, index: str) -> list[str]:
+    if not client.indices.exists(index=index):
+        return []
+    found = client.indices.get_settings(index=index, name=_DEFAULT_PIPELINE, flat_settings=True).body
+    names = {s.get("settings", {}).get(_DEFAULT_PIPELINE) for s in found.values()}
+    return sorted(n for n in names if n and n not in {PIPELINE_ID, "_none"})
+
+
+def _processor_json() -> str:
+    processor = pipeline_body()["processors"][0][PROCESSOR]
+    fields = ", ".join(f'"{k}": "{v}"' for k, v in processor.items() if isinstance(v, str))
+    return f'{{"{PROCESSOR}": {{{fields}}}}}'

@@ -1,0 +1,113 @@
+package io.neardup.fingerprint;
+
+import io.neardup.text.Normalize;
+import io.neardup.text.PreciseCut;
+import io.neardup.text.PyChars;
+import io.neardup.text.T2S;
+import io.neardup.text.Tags;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The Python fingerprint pipeline ({@code ingest/fingerprint.py}, default configuration) in Java: normalise →
+ * fold to Simplified → jieba precise cut → drop stopwords and punctuation → weigh → SimHash over 16 seeds; the
+ * content characters → shingle sketch and exact hash. {@link #fields} gives the {@code neardup.*} fingerprint
+ * fields {@code mappings/schema.py} {@code record_fields} writes, with the same values.
+ */
+public final class Fingerprinter {
+    private static final class Holder {
+        static final Fingerprinter SHARED = new Fingerprinter();
+    }
+
+    private final FingerprintConfig config = FingerprintConfig.load();
+    private final PreciseCut cut = PreciseCut.shared();
+    private final Tags tags = Tags.shared();
+    private final T2S t2s = config.foldScript() ? T2S.shared() : null;
+    private final Set<String> dropped;
+    private final Weights weights;
+
+    private Fingerprinter() {
+        Set<String> drop = new HashSet<>(WordList.load("stopwords.txt"));
+        config.sentenceEnd().codePoints().forEach(cp -> drop.add(new String(Character.toChars(cp))));
+        drop.add(" ");
+        this.dropped = Set.copyOf(drop);
+        this.weights = new Weights(config, IdfTable.load(), tags::tag);
+    }
+
+    /** The one instance: its tables load from the plugin's resources on first use (a few seconds). */
+    public static Fingerprinter shared() {
+        return Holder.SHARED;
+    }
+
+    /** The fingerprint version ({@code Fingerprinter.version} in Python), stored with every document. */
+    public String version() {
+        return config.version();
+    }
+
+    /** {@code normalize(text, fold)} of {@code ingest/normalize.py}. */
+    String normalize(String text) {
+        String out = Normalize.normalize(text);
+        return t2s == null ? out : t2s.convert(out);
+    }
+
+    /** The kept words of normalised text ({@code Segmenter.segment} without signal sentences). */
+    List<String> segment(String normalized) {
+        List<String> out = new ArrayList<>();
+        for (String w : cut.lcut(normalized)) {
+            if (!dropped.contains(w) && (PyChars.isAlnum(w.codePointAt(0)) || !Normalize.isPunctuation(w))) {
+                out.add(w);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The fingerprint fields of one document: {@code fingerprint} (signed longs, seed 0 first), {@code hex},
+     * {@code b0..b3}, {@code status}, {@code version}, {@code exact}, {@code minhash}, {@code meta_minhash}.
+     */
+    public Map<String, Object> fields(String text, String title) {
+        String normalized = normalize(text);
+        List<String> words = segment(normalized);
+        Set<String> titleWords = title != null && !title.isEmpty() && config.title()
+            ? new HashSet<>(segment(normalize(title)))
+            : Set.of();
+        String chars = Normalize.contentChars(normalized);
+        Map<String, Double> w = weights.weigh(words, titleWords);
+        boolean ok = chars.codePointCount(0, chars.length()) >= config.minChars() && w.size() >= config.minFeatures();
+        long[] fps = ok ? SimHash.fingerprints(w, config.seeds(), config.weightUnitBits()) : new long[0];
+
+        Map<String, Object> out = new LinkedHashMap<>();
+        List<Long> signed = new ArrayList<>(fps.length);
+        for (long fp : fps) {
+            signed.add(fp);
+        }
+        out.put("fingerprint", signed);
+        out.put("hex", ok ? Hashes.hex(fps[0]) : null);
+        for (int block = 0; block < 4; block++) {
+            List<String> tokens = new ArrayList<>(fps.length);
+            for (int seed = 0; seed < fps.length; seed++) {
+                int value = (int) (fps[seed] >>> (48 - 16 * block)) & 0xFFFF;
+                String hex = Integer.toHexString(value);
+                tokens.add(seed + ":" + "0".repeat(4 - hex.length()) + hex);
+            }
+            out.put("b" + block, tokens);
+        }
+        out.put("status", ok ? "ok" : "too_short");
+        out.put("version", config.version());
+        out.put("exact", Hashes.xxh3Hex(chars));
+        out.put("minhash", Sketch.encode(Sketch.of(chars)));
+        out.put("meta_minhash", null);
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "Fingerprinter[" + config.version() + ", seeds=" + config.seeds() + ", length factors="
+            + Arrays.toString(Arrays.copyOf(config.lengthFactors(), 4)) + "…]";
+    }
+}

@@ -1,0 +1,61 @@
+package io.neardup.flag;
+
+/**
+ * The similarity estimates of the second check, computed with the same integer counts and the same single float64
+ * division as the Python reference, so both sides compare the same doubles against the thresholds:
+ * {@code jaccard} of {@code ingest/sketch.py}, {@code meta_jaccard} and {@code combined} of
+ * {@code ingest/metadata.py}.
+ */
+public final class Similarity {
+    private Similarity() {}
+
+    /** {@code SKETCH_SIZE}: the k of the bottom-k shingle sketch. */
+    public static final int SKETCH_SIZE = 128;
+
+    /**
+     * Estimated Jaccard similarity of two bottom-k sketches (sorted ascending, distinct, unsigned 32-bit values):
+     * among the first {@code k} values of their union, the share found in both; 0 when either is empty. A merge of
+     * the two sorted lists, as the {@code verify} script does, equals Python's {@code union1d} and {@code isin}.
+     */
+    public static double jaccard(long[] a, long[] b, int k) {
+        if (a.length == 0 || b.length == 0) {
+            return 0.0;
+        }
+        int i = 0;
+        int j = 0;
+        int union = 0;
+        int both = 0;
+        while (union < k && (i < a.length || j < b.length)) {
+            if (j >= b.length || (i < a.length && a[i] < b[j])) {
+                i++;
+            } else if (i >= a.length || b[j] < a[i]) {
+                j++;
+            } else {
+                i++;
+                j++;
+                both++;
+            }
+            union++;
+        }
+        return (double) both / (double) union;
+    }
+
+    /** Share of equal positions of two metadata MinHash signatures; 0 when either is missing or they differ in size. */
+    public static double metaJaccard(long[] a, long[] b) {
+        if (a == null || b == null || a.length != b.length || a.length == 0) {
+            return 0.0;
+        }
+        int equal = 0;
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] == b[i]) {
+                equal++;
+            }
+        }
+        return (double) equal / (double) a.length;
+    }
+
+    /** {@code mu * content + (1 - mu) * metadata}, rounded to 4 places as Python rounds. */
+    public static double combined(double content, double metadata, double mu) {
+        return PyRound.round(mu * content + (1.0 - mu) * metadata, 4);
+    }
+}

@@ -1,0 +1,36 @@
+package io.neardup.plugin;
+
+import java.util.Collection;
+import java.util.Map;
+
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.ingest.Processor;
+import org.elasticsearch.plugins.IngestPlugin;
+import org.elasticsearch.plugins.Plugin;
+import org.elasticsearch.plugins.ScriptPlugin;
+import org.elasticsearch.script.ScriptContext;
+import org.elasticsearch.script.ScriptEngine;
+
+/**
+ * The neardup Elasticsearch plugin: the {@code neardup} ingest processor ({@link NeardupProcessor}) and the
+ * {@code neardup} script language ({@link NeardupScriptEngine}). One plugin for both, so a cluster with this bundle
+ * installed fingerprints documents and runs lookups' in-cluster checks exactly as the embedded node does; the
+ * embedded node loads this same class from its class path.
+ */
+public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptPlugin {
+
+    @Override
+    public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
+        Fingerprints fingerprints = Fingerprints.SHARED;
+        Warmup warmup = new Warmup(parameters.genericExecutor, fingerprints);
+        return Map.of(
+            NeardupProcessor.TYPE,
+            new NeardupProcessor.Factory(fingerprints, warmup, IndexedAt.system(), NeardupProcessor.MAX_TEXT_CHARS)
+        );
+    }
+
+    @Override
+    public ScriptEngine getScriptEngine(Settings settings, Collection<ScriptContext<?>> contexts) {
+        return new NeardupScriptEngine();
+    }
+}
