@@ -53,6 +53,7 @@ __all__ = [
     "is_reserved",
     "path",
     "record_fields",
+    "record_of",
     "timestamp",
 ]
 
@@ -134,6 +135,25 @@ def record_fields(record: Record) -> dict[str, Any]:
         MINHASH: encode_sketch(record.sketch),
         META_MINHASH: None if record.meta is None else encode_meta(record.meta),
     }
+
+
+def record_of(fields: Mapping[str, Any]) -> Record:
+    """The :class:`Record` whose :func:`record_fields` are ``fields`` (as the ingest processor writes them).
+
+    >>> from neardup.ingest.fingerprint import Fingerprinter
+    >>> rec = Fingerprinter.default().fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
+    >>> back = record_of(record_fields(rec))
+    >>> back.fingerprints == rec.fingerprints, back.exact == rec.exact, bool((back.sketch == rec.sketch).all())
+    (True, True, True)
+    """
+    return Record(
+        fingerprints=tuple(bits.to_unsigned(int(v)) for v in fields.get(FINGERPRINT) or []),
+        sketch=decode_sketch(fields.get(MINHASH) or ""),
+        exact=str(fields.get(EXACT) or ""),
+        status=str(fields.get(STATUS) or ""),
+        version=str(fields.get(VERSION) or ""),
+        meta=decode_meta(fields.get(META_MINHASH)),
+    )
 
 
 def assignment_fields(cluster: str, duplicate_of: str | None, match: Match | None) -> dict[str, Any]:

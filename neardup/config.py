@@ -40,6 +40,9 @@ class Settings:
     min_shared: int = 1
     #: how long a service worker remembers the documents it wrote, which a search may not see yet
     recent_seconds: float = 5.0
+    #: when true, the service has the cluster's neardup ingest processor fingerprint posted texts (the same
+    #: fingerprints, computed in Java inside Elasticsearch) instead of Python
+    fingerprint_in_es: bool = False
     #: how long the service keeps an index's field configuration before reading its mapping again
     index_cache_seconds: float = 30.0
     ui_index: str = "demo-news"

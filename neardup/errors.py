@@ -30,6 +30,11 @@ class EmbeddedESError(NeardupError):
         self.log_tail = log_tail
 
 
+class ClusterFingerprintFailed(NeardupError):
+    """The cluster could not fingerprint for us (``NEARDUP_FINGERPRINT_IN_ES``): it has no neardup processor,
+    its plugin fingerprints as another version than this process, or the processor refused a document."""
+
+
 class SearchFailed(NeardupError):
     """One search of a multi-search failed (a closed index, a shard failure, a rejected query).
 

@@ -14,7 +14,7 @@ from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout
 from flask import Response, jsonify
 
-from neardup.errors import SearchFailed
+from neardup.errors import ClusterFingerprintFailed, SearchFailed
 
 __all__ = ["ApiError", "error_body", "error_response", "register_error_handlers"]
 
@@ -75,6 +75,10 @@ def register_error_handlers(app: APIFlask) -> None:
     @app.errorhandler(ESApiError)
     def _es_error(exc: ESApiError) -> tuple[Response, int]:
         return _es_failure(exc.meta.status, str(exc.error), _reason(exc))
+
+    @app.errorhandler(ClusterFingerprintFailed)
+    def _no_fingerprints(exc: ClusterFingerprintFailed) -> tuple[Response, int]:
+        return error_response(502, "fingerprint_in_es_failed", str(exc))
 
     @app.errorhandler(SearchFailed)
     def _search_failed(exc: SearchFailed) -> tuple[Response, int]:

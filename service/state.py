@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from elasticsearch import Elasticsearch
@@ -13,8 +14,9 @@ from neardup.config import Settings
 from neardup.es.client import RecordConfigs
 from neardup.es.indexing import IngestConfig
 from neardup.es.lookup import has_verify_script
+from neardup.es.pipeline import fingerprint_in_pipeline
 from neardup.es.recent import RecentWrites
-from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.fingerprint import Fingerprinter, Record
 
 __all__ = ["ServiceState", "state"]
 
@@ -29,6 +31,14 @@ class ServiceState:
     recent: RecentWrites
     lock: threading.Lock = field(default_factory=threading.Lock)
     _in_es: bool | None = None
+
+    def fingerprint(self, docs: Sequence[tuple[str, str | None]]) -> list[Record]:
+        """Fingerprints of (text, title) pairs: by the cluster's processor with ``NEARDUP_FINGERPRINT_IN_ES``,
+        else here; the same records either way."""
+        if self.settings.fingerprint_in_es:
+            return fingerprint_in_pipeline(self.client, docs, self.fingerprinter.version)
+        records: list[Record] = self.fingerprinter.fingerprint_many(docs)
+        return records
 
     def verify_in_es(self) -> bool:
         """Does the cluster run neardup's native ``verify`` script? Asked once, when first needed."""

@@ -13,11 +13,13 @@ ingest node; the embedded node always has it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from elasticsearch import BadRequestError, Elasticsearch
 
-from neardup.errors import NeardupError, UsageError
+from neardup.errors import ClusterFingerprintFailed, NeardupError, UsageError
+from neardup.ingest.fingerprint import Record
 from neardup.mappings import schema
 
 from .client import read_record_config, validate_index_name
@@ -29,6 +31,7 @@ __all__ = [
     "PROCESSOR",
     "PluginMissing",
     "check_pipeline",
+    "fingerprint_in_pipeline",
     "install_pipeline",
     "nodes_without_processor",
     "pipeline_body",
@@ -75,6 +78,38 @@ def pipeline_body() -> dict[str, Any]:
         "version": PIPELINE_VERSION,
         "_meta": {"managed_by": "neardup"},
     }
+
+
+def fingerprint_in_pipeline(
+    client: Elasticsearch, docs: Sequence[tuple[str, str | None]], version: str
+) -> list[Record]:
+    """The fingerprints of (text, title) pairs as the cluster's ``neardup`` processor computes them: one
+    ``_ingest/pipeline/_simulate`` request with this pipeline's body (nothing is written, no pipeline needs to
+    be installed). Raises :class:`~neardup.errors.ClusterFingerprintFailed` when the cluster has no processor,
+    when its fingerprint version is not ``version`` (its plugin was built from other tables than this process's,
+    so it would not give the same fingerprints), or when the processor refuses a document."""
+    if not docs:
+        return []
+    fields = DocumentFields()
+    sources = [{fields.text: text} | ({fields.title: title} if title is not None else {}) for text, title in docs]
+    try:
+        resp = client.ingest.simulate(pipeline=pipeline_body(), docs=[{"_source": s} for s in sources])
+    except BadRequestError as exc:
+        if "No processor type exists with name" in str(exc):
+            raise ClusterFingerprintFailed(str(PluginMissing([]))) from exc
+        raise
+    out: list[Record] = []
+    for k, item in enumerate(resp["docs"]):
+        if "error" in item:
+            raise ClusterFingerprintFailed(f"the neardup processor refused document {k}: {item['error'].get('reason')}")
+        record = schema.record_of(item["doc"]["_source"][schema.ROOT])
+        if record.version != version:
+            raise ClusterFingerprintFailed(
+                f"the cluster's neardup plugin fingerprints as {record.version}, this service as {version}: "
+                "install the plugin built from this version (`neardup plugin build`)"
+            )
+        out.append(record)
+    return out
 
 
 def nodes_without_processor(client: Elasticsearch) -> list[str]:

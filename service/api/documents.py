@@ -17,6 +17,7 @@ from flask import request
 
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.lookup import Found, find_duplicates
+from neardup.ingest.fingerprint import Record
 from neardup.ingest.records import RecordError
 from neardup.ingest.verify import VerifyConfig
 from neardup.mappings import schema
@@ -63,10 +64,11 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
     config: IngestConfig = replace(
         st.ingest, refresh=query["refresh"], atomic=not query["keep_accepted"], in_es=st.verify_in_es()
     )
-    records = None
-    if records_config is not None:
+    records: list[Record] = []
+    if records_config is None:
+        records = st.fingerprint([(d.text or "", d.title) for d in docs])
+    else:
         config = replace(config, verify=records_config.verify_config(config.verify))
-        records = []
         for k, doc in enumerate(docs):
             try:
                 records.append(st.fingerprinter.fingerprint_record(doc.source, records_config))
@@ -151,7 +153,7 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
         if "record" in body:
             raise ApiError(400, "text_expected", f"index {index!r} has no field configuration: post 'text'")
         check_text_length(body["text"])
-        record = st.fingerprinter.fingerprint(body["text"], body.get("title"))
+        record = st.fingerprint([(body["text"], body.get("title"))])[0]
     else:
         if "text" in body:
             raise ApiError(
