@@ -35,22 +35,30 @@ public final class SimHash {
             total += units[i];
             i++;
         }
-        long[] setSum = new long[64];
+        // per seed, the units of every feature summed by (nibble position, nibble value): 16 adds a feature,
+        // no branch on the hash's bits; each bit's sum is then read off the 16 sums of its nibble position
+        long[] byNibble = new long[16 * 16];
         for (int seed = 0; seed < seeds; seed++) {
-            java.util.Arrays.fill(setSum, 0L);
+            java.util.Arrays.fill(byNibble, 0L);
             for (int f = 0; f < n; f++) {
                 long h = Hashes.reseed(base[f], seed);
                 long u = units[f];
-                while (h != 0) {
-                    int bit = Long.numberOfTrailingZeros(h);
-                    setSum[bit] += u;
-                    h &= h - 1;
+                for (int p = 0; p < 16; p++) {
+                    byNibble[(p << 4) | (int) ((h >>> (p << 2)) & 0xF)] += u;
                 }
             }
             long fp = 0;
-            for (int bit = 0; bit < 64; bit++) {
-                if (2 * setSum[bit] - total > 0) {
-                    fp |= 1L << bit;
+            for (int p = 0; p < 16; p++) {
+                for (int j = 0; j < 4; j++) {
+                    long setSum = 0;
+                    for (int v = 0; v < 16; v++) {
+                        if ((v >>> j & 1) != 0) {
+                            setSum += byNibble[(p << 4) | v];
+                        }
+                    }
+                    if (2 * setSum - total > 0) {
+                        fp |= 1L << ((p << 2) + j);
+                    }
                 }
             }
             out[seed] = fp;
