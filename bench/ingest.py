@@ -2,7 +2,9 @@
 
 - plain ``helpers.bulk`` (no pipeline): what Elasticsearch does on its own;
 - bulk through the ``neardup`` pipeline, fingerprinting only (the Java processor);
-- bulk through the pipeline with flagging, when the processor offers it;
+- bulk through the ``neardup-flag`` pipeline (``"flag": true``): fingerprints and cluster assignment inside
+  Elasticsearch; its clusters are compared with the service's (pairwise precision / recall against the planted
+  reprints, and how many sampled documents got the very cluster the service gave them);
 - the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers).
 
 Every row writes into a fresh index with the neardup mapping, with 2 client threads and batches of 500,
@@ -33,10 +35,11 @@ from bench.harness import PeakRss, Served, elasticsearch, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
-from neardup.es.pipeline import PIPELINE_ID, install_pipeline
+from neardup.es.pipeline import FLAG_PIPELINE_ID, PIPELINE_ID, install_pipeline
 from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.metrics import pairwise_scores
 from neardup.ingest.fingerprint import Fingerprinter
-from neardup.mappings.schema import ROOT, record_fields
+from neardup.mappings.schema import CLUSTER, ROOT, path, record_fields
 from neardup.node.plugin_build import build_plugin
 
 OUT = Path(__file__).parent / "results" / "ingest.md"
@@ -116,6 +119,28 @@ def _same_fields(client: Elasticsearch, index: str, docs: Sequence[Doc], sample:
     return sum(all(g["_source"][ROOT].get(k) == v for k, v in w.items()) for g, w in zip(got, want, strict=True))
 
 
+def _clusters(client: Elasticsearch, index: str) -> dict[str, str]:
+    """Every document's stored ``neardup.cluster``."""
+    hits = helpers.scan(client, index=index, query={"query": {"match_all": {}}}, _source=[path(CLUSTER)], size=5000)
+    return {h["_id"]: h["_source"][ROOT][CLUSTER] for h in hits}
+
+
+def _compare_clusters(client: Elasticsearch, index: str, service_index: str, docs: Sequence[Doc]) -> str:
+    """The flag pipeline's clusters against the service's: pairwise P/R of both against the planted groups, and how
+    many of a sample of 200 documents have the same cluster in both (a cluster is named by its first document, and
+    with 2 client threads which copy comes first differs from run to run: two flag runs agree on about 195/200)."""
+    flagged, served = _clusters(client, index), _clusters(client, service_index)
+    truth = [d.group for d in docs]
+    ours = pairwise_scores(truth, [flagged[d.id] for d in docs])
+    theirs = pairwise_scores(truth, [served[d.id] for d in docs])
+    picked = list(docs[:: max(1, len(docs) // 200)])[:200]
+    same = sum(flagged[d.id] == served[d.id] for d in picked)
+    return (
+        f"P/R {ours.precision:.3f}/{ours.recall:.3f} (service {theirs.precision:.3f}/{theirs.recall:.3f}); "
+        f"{same}/{len(picked)} sampled in the service's cluster"
+    )
+
+
 def _median(run: Callable[[], object], repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
@@ -154,6 +179,7 @@ def main() -> None:
     with elasticsearch(args.port, "2g") as (url, label):
         client = Elasticsearch(url, request_timeout=600)
         install_pipeline(client)
+        install_pipeline(client, flag=True)
         plain = _bulk(client, "bench-ingest-plain", docs, None)
         rows.append(("plain `helpers.bulk`, no pipeline", plain, ""))
         fingerprint = _bulk(client, "bench-ingest-pipeline", docs, PIPELINE_ID)
@@ -168,7 +194,10 @@ def main() -> None:
                 f"peak worker RSS {rss / 2**20:.0f} MiB",
             )
         )
-        for index in ("bench-ingest-plain", "bench-ingest-pipeline", "bench-ingest-service"):
+        flagging = _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
+        compared = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
+        rows.append(("bulk with `pipeline=neardup-flag` (fingerprints + flagging)", flagging, compared))
+        for index in ("bench-ingest-plain", "bench-ingest-pipeline", "bench-ingest-service", "bench-ingest-flag"):
             client.indices.delete(index=index, ignore_unavailable=True)
 
     texts = [a.text for a in load_peoples_daily()]
@@ -195,7 +224,6 @@ def main() -> None:
             f"| {name} | {seconds:.1f} | {rate:,.0f} | {plain / seconds:.2f} | {service / seconds:.1f} | {note} |"
         )
     lines += [
-        "| bulk with flagging in the processor | — | — | — | — | not built yet |",
         "",
         f"## Fingerprinting rate, one thread, {len(texts):,} People's Daily articles ({text_chars:,} characters)",
         "",

@@ -21,7 +21,7 @@ from neardup.es.client import make_client, record_config, setup_index, validate_
 from neardup.es.documents import DocumentFields
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.lookup import has_verify_script
-from neardup.es.pipeline import PIPELINE_ID, check_pipeline, install_pipeline, use_pipeline
+from neardup.es.pipeline import check_pipeline, install_pipeline, pipeline_id, use_pipeline
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.pool import FingerprintPool
@@ -77,10 +77,17 @@ class _Bars:
     help="Also install the neardup ingest pipeline and make it INDEX's default pipeline, so any client's writes "
     "are fingerprinted inside Elasticsearch (needs the neardup plugin on the cluster).",
 )
+@click.option(
+    "--flag",
+    is_flag=True,
+    help="With --pipeline: the pipeline also assigns near-duplicate clusters inside Elasticsearch (neardup-flag).",
+)
 @click.pass_context
 @reports_errors
-def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool) -> None:
+def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool, flag: bool) -> None:
     """Install the neardup templates and create INDEX (idempotent)."""
+    if flag and not pipeline:
+        raise click.UsageError("--flag applies to the pipeline: use --pipeline --flag")
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
     if pipeline:
@@ -88,9 +95,9 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     created = setup_index(client, index)
     click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
     if pipeline:
-        install_pipeline(client)
-        use_pipeline(client, index)
-        click.echo(f"installed ingest pipeline {PIPELINE_ID}; it is the default pipeline of {index}")
+        install_pipeline(client, flag)
+        use_pipeline(client, index, flag)
+        click.echo(f"installed ingest pipeline {pipeline_id(flag)}; it is the default pipeline of {index}")
 
 
 @click.command("index")

@@ -6,9 +6,16 @@ which writes the ``neardup.*`` fingerprint fields inside Elasticsearch. An index
 ``helpers.bulk`` included), without neardup's service in the path. The plugin must be installed on every
 ingest node; the embedded node always has it.
 
+With ``flag=True`` the processor also assigns clusters inside Elasticsearch (``"flag": true``: a candidate search
+per document, the node's window of documents written moments ago, the offline clustering's rule); that pipeline is
+``neardup-flag``.
+
 >>> config = pipeline_body()["processors"][0][PROCESSOR]
->>> config["field"], config["title_field"], config["target_field"] == schema.ROOT
-('text', 'title', True)
+>>> config["field"], config["title_field"], config["target_field"] == schema.ROOT, "flag" in config
+('text', 'title', True, False)
+>>> flagging = pipeline_body(flag=True)["processors"][0][PROCESSOR]
+>>> flagging["flag"], flagging["max_candidates"], flagging["min_shared"], flagging["window_seconds"]
+(True, 500, 1, 5)
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from typing import Any
 
 from elasticsearch import BadRequestError, Elasticsearch
 
+from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed, NeardupError, UsageError
 from neardup.ingest.fingerprint import Record
 from neardup.mappings import schema
@@ -26,6 +34,7 @@ from .client import read_record_config, validate_index_name
 from .documents import DocumentFields
 
 __all__ = [
+    "FLAG_PIPELINE_ID",
     "NO_PIPELINE",
     "PIPELINE_ID",
     "PROCESSOR",
@@ -35,11 +44,16 @@ __all__ = [
     "install_pipeline",
     "nodes_without_processor",
     "pipeline_body",
+    "pipeline_id",
     "use_pipeline",
 ]
 
 #: the pipeline's id, and what ``index.default_pipeline`` names
 PIPELINE_ID = "neardup"
+#: the pipeline that also assigns clusters (``"flag": true``)
+FLAG_PIPELINE_ID = "neardup-flag"
+#: how long a node's processor keeps documents it assigned as candidates (the service's ``recent_seconds``)
+WINDOW_SECONDS = int(Settings().recent_seconds)
 #: the processor type the plugin registers
 PROCESSOR = "neardup"
 #: the pipeline name that skips an index's default pipeline: for writes that carry their neardup fields already
@@ -62,18 +76,34 @@ class PluginMissing(NeardupError):
         self.nodes = nodes
 
 
-def pipeline_body() -> dict[str, Any]:
+def pipeline_id(flag: bool = False) -> str:
+    """The id of the fingerprinting pipeline, or of the flagging one."""
+    return FLAG_PIPELINE_ID if flag else PIPELINE_ID
+
+
+def pipeline_body(flag: bool = False) -> dict[str, Any]:
     """The pipeline's body as ``PUT _ingest/pipeline/neardup`` takes it: the processor reading the fields neardup's
-    own writes use (``text``, ``title``)."""
+    own writes use (``text``, ``title``); with ``flag`` it also assigns clusters, with the service's defaults
+    (``max_candidates``, ``min_shared``; the window is ``recent_seconds``)."""
     fields = DocumentFields()
-    processor = {
+    processor: dict[str, Any] = {
         "field": fields.text,
         "title_field": fields.title,
         "target_field": schema.ROOT,
         "ignore_missing": False,
     }
+    what = "the neardup.* fingerprint fields of each document's text and title"
+    if flag:
+        defaults = Settings()
+        processor |= {
+            "flag": True,
+            "max_candidates": defaults.max_candidates,
+            "min_shared": defaults.min_shared,
+            "window_seconds": WINDOW_SECONDS,
+        }
+        what += ", and its near-duplicate cluster"
     return {
-        "description": "neardup: the neardup.* fingerprint fields of each document's text and title",
+        "description": f"neardup: {what}",
         "processors": [{PROCESSOR: processor}],
         "version": PIPELINE_VERSION,
         "_meta": {"managed_by": "neardup"},
@@ -148,11 +178,11 @@ def check_pipeline(client: Elasticsearch, index: str) -> None:
         )
 
 
-def install_pipeline(client: Elasticsearch) -> None:
-    """``PUT _ingest/pipeline/neardup`` (idempotent); :class:`PluginMissing` when Elasticsearch refuses it for
-    want of the processor."""
+def install_pipeline(client: Elasticsearch, flag: bool = False) -> None:
+    """``PUT _ingest/pipeline/neardup`` (``neardup-flag`` with ``flag``; idempotent); :class:`PluginMissing` when
+    Elasticsearch refuses it for want of the processor."""
     try:
-        client.ingest.put_pipeline(id=PIPELINE_ID, body=pipeline_body())
+        client.ingest.put_pipeline(id=pipeline_id(flag), body=pipeline_body(flag))
     except BadRequestError as exc:
         error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
         if error.get("processor_type") == PROCESSOR or f"[{PROCESSOR}] is not installed" in str(error.get("reason")):
@@ -160,9 +190,9 @@ def install_pipeline(client: Elasticsearch) -> None:
         raise
 
 
-def use_pipeline(client: Elasticsearch, index: str) -> None:
+def use_pipeline(client: Elasticsearch, index: str, flag: bool = False) -> None:
     """Make the pipeline ``index``'s ``index.default_pipeline``: a write to it that names no pipeline runs it."""
-    client.indices.put_settings(index=index, settings={_DEFAULT_PIPELINE: PIPELINE_ID})
+    client.indices.put_settings(index=index, settings={_DEFAULT_PIPELINE: pipeline_id(flag)})
 
 
 def _other_default_pipelines(client: Elasticsearch, index: str) -> list[str]:
@@ -170,7 +200,7 @@ def _other_default_pipelines(client: Elasticsearch, index: str) -> list[str]:
         return []
     found = client.indices.get_settings(index=index, name=_DEFAULT_PIPELINE, flat_settings=True).body
     names = {s.get("settings", {}).get(_DEFAULT_PIPELINE) for s in found.values()}
-    return sorted(n for n in names if n and n not in {PIPELINE_ID, "_none"})
+    return sorted(n for n in names if n and n not in {PIPELINE_ID, FLAG_PIPELINE_ID, NO_PIPELINE})
 
 
 def _processor_json() -> str:

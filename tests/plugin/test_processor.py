@@ -89,9 +89,9 @@ def test_the_pipeline_is_installed_as_defined(es: Elasticsearch, pipeline: str) 
         ({"field": "text", "ignore_missing": "yes"}, "ignore_missing", "[ignore_missing] property isn't a boolean"),
         ({"field": "text", "flag": "no"}, "flag", "[flag] property isn't a boolean"),
         (
-            {"field": "text", "flag": True},
-            "flag",
-            "[flag] flagging (cluster assignment) is not available in this build",
+            {"field": "text", "flag": True, "min_shared": 0},
+            "min_shared",
+            "[min_shared] must be between 1 and 64",
         ),
     ],
 )

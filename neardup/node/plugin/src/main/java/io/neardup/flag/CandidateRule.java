@@ -88,6 +88,102 @@ public final class CandidateRule {
         return out;
     }
 
+    /**
+     * The candidates of the last document of {@code pool} alone: {@code earlier(pool)[pool.size() - 1]}, in time
+     * linear in the pool (no table is sorted). For flagging one new document against a window of earlier ones, where
+     * {@link #earlier} would redo the pairs of the whole window for every document (a flood of copies makes that
+     * quadratic). The last document is the latest member of each of its groups, so its pairs are the {@code window}
+     * latest members of each group it belongs to (of each equal sub-block in an oversized group).
+     */
+    public int[] ofLast(List<Fingerprinted> pool) {
+        int last = pool.size() - 1;
+        if (last < 0) {
+            throw new IllegalArgumentException("the pool is empty");
+        }
+        Fingerprinted doc = pool.get(last);
+        if (Fingerprinted.TOO_SHORT.equals(doc.status())) {
+            for (int row = 0; row < last; row++) {
+                Fingerprinted other = pool.get(row);
+                if (Fingerprinted.TOO_SHORT.equals(other.status()) && other.exact().equals(doc.exact())) {
+                    return new int[] { row };
+                }
+            }
+            return new int[0];
+        }
+        int[] valid = okPositions(pool);
+        if (doc.isOk() == false || valid.length < 2) {
+            return new int[0];
+        }
+        int width = 0;
+        for (int row : valid) {
+            width = Math.max(width, pool.get(row).seeds());
+        }
+        int[] count = new int[last];
+        int[] group = new int[valid.length];
+        int[] sub = new int[valid.length];
+        for (int s = 0; s < width; s++) {
+            long mine = s < doc.seeds() ? doc.fingerprint(s) : 0L;
+            for (int block = 0; block < BLOCKS; block++) {
+                int shift = 16 * (3 - block);
+                long key = (mine >>> shift) & 0xFFFFL;
+                int members = 0; // the earlier members of the document's group, in pool order
+                for (int row : valid) {
+                    if (row != last && ((seedOf(pool.get(row), s) >>> shift) & 0xFFFFL) == key) {
+                        group[members++] = row;
+                    }
+                }
+                if (members + 1 <= maxBucket) {
+                    for (int t = Math.max(0, members - window); t < members; t++) {
+                        count[group[t]]++;
+                    }
+                    continue;
+                }
+                for (int part = 0; part < 4; part++) {
+                    long wanted = subBlock(mine, block, part);
+                    int inSub = 0;
+                    for (int t = 0; t < members; t++) {
+                        if (subBlock(seedOf(pool.get(group[t]), s), block, part) == wanted) {
+                            sub[inSub++] = group[t];
+                        }
+                    }
+                    for (int t = Math.max(0, inSub - window); t < inSub; t++) {
+                        count[sub[t]]++;
+                    }
+                }
+            }
+        }
+        int shared = Math.max(1, Math.min(minShared, BLOCKS * width));
+        // most shared first, then the nearer (later) one: count in the high half, position in the low half
+        long[] ranked = new long[last];
+        int kept = 0;
+        for (int row = 0; row < last; row++) {
+            if (count[row] >= shared) {
+                ranked[kept++] = (long) count[row] << 32 | row;
+            }
+        }
+        Arrays.sort(ranked, 0, kept);
+        int take = Math.min(maxCandidates, kept);
+        int[] out = new int[take];
+        for (int r = 0; r < take; r++) {
+            out[r] = (int) ranked[kept - 1 - r];
+        }
+        Arrays.sort(out);
+        return out;
+    }
+
+    /** Seed {@code s} of a document, 0 for a seed it lacks (Python's zero-padded matrix). */
+    private static long seedOf(Fingerprinted doc, int s) {
+        return s < doc.seeds() ? doc.fingerprint(s) : 0L;
+    }
+
+    /** The 12-bit sub-block {@code part} of the 48 bits outside {@code block} (as {@link #tablePairs} splits). */
+    private static long subBlock(long value, int block, int part) {
+        int shift = 16 * (3 - block);
+        long low = value & ((1L << shift) - 1);
+        long rest = block == 0 ? low : ((value >>> (shift + 16)) << shift) | low;
+        return (rest >>> (12 * (3 - part))) & 0xFFFL;
+    }
+
     private static int[] okPositions(List<Fingerprinted> pool) {
         int[] out = new int[pool.size()];
         int count = 0;

@@ -23,9 +23,13 @@ public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptP
     public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
         Fingerprints fingerprints = Fingerprints.SHARED;
         Warmup warmup = new Warmup(parameters.genericExecutor, fingerprints);
+        IndexedAt clock = IndexedAt.system();
+        // one window per node: every flagging pipeline of the node sees the documents the others registered
+        Flagger flagger = new Flagger(parameters.client, FlagWindow.system(), clock, parameters.genericExecutor::accept,
+            parameters.threadContext);
         return Map.of(
             NeardupProcessor.TYPE,
-            new NeardupProcessor.Factory(fingerprints, warmup, IndexedAt.system(), NeardupProcessor.MAX_TEXT_CHARS)
+            new NeardupProcessor.Factory(fingerprints, warmup, clock, NeardupProcessor.MAX_TEXT_CHARS, flagger)
         );
     }
 

@@ -88,12 +88,75 @@ final class NeardupProcessorFactoryTest {
         assertEquals(List.of("target_field"), e.getMetadata("es.property_name"));
     }
 
+    /** A factory able to flag: its flagger is never asked to do anything while pipelines are created. */
+    private final NeardupProcessor.Factory flagging = new NeardupProcessor.Factory(
+        (text, title) -> Map.of(),
+        new Warmup(submitted::add, (text, title) -> Map.of()),
+        new IndexedAt(() -> 0L),
+        NeardupProcessor.MAX_TEXT_CHARS,
+        new Flagger(null, new FlagWindow(10, () -> 0L), new IndexedAt(() -> 0L), Runnable::run, null)
+    );
+
+    private NeardupProcessor flag(Map<String, Object> definition) {
+        Map<String, Object> config = new HashMap<>(definition);
+        config.put("field", "text");
+        config.put("flag", true);
+        NeardupProcessor processor = flagging.create(Map.of(), "t1", null, config);
+        assertTrue(config.isEmpty(), "left over: " + config);
+        return processor;
+    }
+
+    private ElasticsearchParseException flagRefused(Map<String, Object> definition, String property, String reason) {
+        ElasticsearchParseException e = refused(() -> flag(definition));
+        assertTrue(e.getMessage().startsWith("[" + property + "] " + reason), e.getMessage());
+        assertEquals(List.of(property), e.getMetadata("es.property_name"));
+        return e;
+    }
+
     @Test
-    void flaggingIsRefusedInThisBuild() {
+    void flaggingHasThePythonServicesDefaults() {
+        NeardupProcessor processor = flag(Map.of());
+        assertTrue(processor.isAsync());
+        assertEquals(new FlagSettings(500, 1, 5.0, io.neardup.flag.VerifyConfig.DEFAULT), processor.flagSettings());
+        assertFalse(create(Map.of("field", "text", "flag", false)).isAsync());
+        assertEquals(null, create(Map.of("field", "text")).flagSettings());
+    }
+
+    @Test
+    void everyFlagSettingIsRead() {
+        FlagSettings settings = flag(Map.of("max_candidates", 50, "min_shared", 3, "window_seconds", 0.5)).flagSettings();
+        assertEquals(new FlagSettings(50, 3, 0.5, io.neardup.flag.VerifyConfig.DEFAULT), settings);
+        assertEquals(500_000_000L, settings.windowNanos());
+        assertEquals(10_000, flag(Map.of("max_candidates", 10_000, "min_shared", 64, "window_seconds", 3600)).flagSettings()
+            .maxCandidates());
+    }
+
+    @Test
+    void badFlagSettingsAreRefusedNamingThem() {
+        flagRefused(Map.of("max_candidates", 0), "max_candidates", "must be between 1 and 10000");
+        flagRefused(Map.of("max_candidates", 10_001), "max_candidates", "must be between 1 and 10000");
+        flagRefused(Map.of("max_candidates", "many"), "max_candidates", "");
+        flagRefused(Map.of("min_shared", 0), "min_shared", "must be between 1 and 64");
+        flagRefused(Map.of("min_shared", 65), "min_shared", "must be between 1 and 64");
+        flagRefused(Map.of("window_seconds", 0), "window_seconds", "must be more than 0 and at most 3600");
+        flagRefused(Map.of("window_seconds", -1.5), "window_seconds", "must be more than 0");
+        flagRefused(Map.of("window_seconds", 3601), "window_seconds", "must be more than 0 and at most 3600");
+        flagRefused(Map.of("window_seconds", "soon"), "window_seconds", "must be a number of seconds");
+        flagRefused(Map.of("window_seconds", List.of(1)), "window_seconds", "must be a number of seconds");
+    }
+
+    @Test
+    void flagSettingsWithoutFlaggingAreRefused() {
+        for (String key : List.of("max_candidates", "min_shared", "window_seconds")) {
+            ElasticsearchParseException e = refused(() -> create(Map.of("field", "text", key, 2)));
+            assertEquals("[" + key + "] applies only to flagging; set \"flag\": true or remove it", e.getMessage());
+        }
+    }
+
+    @Test
+    void aFactoryWithoutAClientCannotFlag() {
         ElasticsearchParseException e = refused(() -> create(Map.of("field", "text", "flag", true)));
-        assertTrue(e.getMessage().startsWith("[flag] flagging (cluster assignment) is not available in this build"), e.getMessage());
         assertEquals(List.of("flag"), e.getMetadata("es.property_name"));
-        create(Map.of("field", "text", "flag", false));
     }
 
     @Test

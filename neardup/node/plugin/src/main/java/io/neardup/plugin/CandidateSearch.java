@@ -1,0 +1,126 @@
+package io.neardup.plugin;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.elasticsearch.action.search.SearchRequest;
+import org.elasticsearch.common.document.DocumentField;
+import org.elasticsearch.index.query.BoolQueryBuilder;
+import org.elasticsearch.index.query.MatchNoneQueryBuilder;
+import org.elasticsearch.index.query.QueryBuilder;
+import org.elasticsearch.index.query.QueryBuilders;
+import org.elasticsearch.script.Script;
+import org.elasticsearch.script.ScriptType;
+import org.elasticsearch.search.SearchHit;
+import org.elasticsearch.search.builder.SearchSourceBuilder;
+
+import io.neardup.flag.Candidate;
+import io.neardup.flag.Fingerprinted;
+import io.neardup.flag.Similarity;
+import io.neardup.flag.VerifyConfig;
+
+/**
+ * One document's candidate search, as the Python service makes it: {@code candidate_query} (one constant-score
+ * {@code term} per (seed, block) token on {@code b0..b3}, {@code minimum_should_match} = min_shared, filtered to the
+ * same fingerprint version; too-short texts by exact hash and status), the native {@code verify} script as a filter
+ * ({@code verify_filter}: the second check runs on the shards, so the {@code max_candidates} cap is spent on real
+ * matches, not on chance block matches of a large index), the document's own id excluded ({@code _search_body}),
+ * read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
+ *
+ * <p>Field names are relative to the processor's {@code target_field} ({@code neardup} for Python's).
+ */
+final class CandidateSearch {
+    private CandidateSearch() {}
+
+    /** The query of {@code candidate_query}, without the exclusion and the script. */
+    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared) {
+        String status = (String) fields.get(FlagFields.STATUS);
+        QueryBuilder version = QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION));
+        if (Fingerprinted.EMPTY.equals(status)) {
+            return new MatchNoneQueryBuilder();
+        }
+        if (Fingerprinted.OK.equals(status) == false) {
+            return QueryBuilders.boolQuery()
+                .filter(version)
+                .filter(QueryBuilders.termQuery(path(target, FlagFields.EXACT), (String) fields.get(FlagFields.EXACT)))
+                .filter(QueryBuilders.termQuery(path(target, FlagFields.STATUS), status));
+        }
+        BoolQueryBuilder query = QueryBuilders.boolQuery().filter(version);
+        int clauses = 0;
+        for (String block : FlagFields.BLOCKS) {
+            for (Object token : (List<?>) fields.get(block)) {
+                query.should(QueryBuilders.constantScoreQuery(QueryBuilders.termQuery(path(target, block), (String) token)));
+                clauses++;
+            }
+        }
+        return query.minimumShouldMatch(Math.max(1, Math.min(minShared, clauses)));
+    }
+
+    /** {@code verify_filter}: null when the script cannot decide (not {@code ok}, Hamming only, metadata scores). */
+    static QueryBuilder verifyFilter(String target, Map<String, Object> fields, Fingerprinted doc, VerifyConfig config) {
+        if (doc.isOk() == false || config.useSketch() == false || config.mu() < 1.0) {
+            return null;
+        }
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("sketch_field", path(target, FlagFields.MINHASH));
+        params.put("hex_field", path(target, FlagFields.HEX));
+        List<Long> sketch = new ArrayList<>();
+        for (long v : doc.sketch()) {
+            sketch.add(v);
+        }
+        params.put("sketch", sketch);
+        params.put("fingerprint", doc.fingerprint());
+        params.put("max_distance", config.maxDistance());
+        params.put("min_jaccard", config.minJaccard());
+        params.put("near_jaccard", config.nearJaccard());
+        params.put("sketch_size", Similarity.SKETCH_SIZE);
+        return QueryBuilders.scriptQuery(new Script(ScriptType.INLINE, NeardupScriptEngine.LANG, "verify", params));
+    }
+
+    /** The whole search body ({@code search_candidates} with a prefilter, {@code _search_body} with doc values). */
+    static SearchSourceBuilder source(String target, String id, Map<String, Object> fields, Fingerprinted doc, FlagSettings settings) {
+        QueryBuilder query = candidateQuery(target, fields, settings.minShared());
+        QueryBuilder script = verifyFilter(target, fields, doc, settings.verify());
+        if (script != null) {
+            query = QueryBuilders.boolQuery().must(query).filter(script);
+        }
+        query = QueryBuilders.boolQuery().must(query).mustNot(QueryBuilders.idsQuery().addIds(id));
+        SearchSourceBuilder source = new SearchSourceBuilder().query(query).size(settings.maxCandidates()).fetchSource(false);
+        for (String name : List.of(FlagFields.HEX, FlagFields.MINHASH, FlagFields.META_MINHASH, FlagFields.EXACT, FlagFields.STATUS,
+            FlagFields.CLUSTER)) {
+            source.docValueField(path(target, name));
+        }
+        source.docValueField(path(target, FlagFields.INDEXED_AT), FlagFields.INDEXED_AT_FORMAT);
+        return source.trackTotalHits(false);
+    }
+
+    static SearchRequest request(String index, String target, String id, Map<String, Object> fields, Fingerprinted doc,
+            FlagSettings settings) {
+        return new SearchRequest(index).source(source(target, id, fields, doc, settings));
+    }
+
+    /** A hit as {@code Stored.from_doc_values} reads it: seed 0 only, of the searched {@code version}. */
+    static Candidate candidate(SearchHit hit, String target, String version) {
+        Fingerprinted doc = Fingerprinted.fromDocValues(
+            first(hit, target, FlagFields.HEX),
+            first(hit, target, FlagFields.MINHASH),
+            first(hit, target, FlagFields.EXACT),
+            first(hit, target, FlagFields.STATUS),
+            first(hit, target, FlagFields.META_MINHASH)
+        );
+        String indexedAt = first(hit, target, FlagFields.INDEXED_AT);
+        return new Candidate(hit.getId(), doc, version, first(hit, target, FlagFields.CLUSTER), indexedAt == null ? "" : indexedAt);
+    }
+
+    private static String first(SearchHit hit, String target, String name) {
+        DocumentField field = hit.field(path(target, name));
+        Object value = field == null ? null : field.getValue();
+        return value == null ? null : value.toString();
+    }
+
+    static String path(String target, String name) {
+        return target + "." + name;
+    }
+}

@@ -1,0 +1,351 @@
+package io.neardup.plugin;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import org.elasticsearch.ExceptionsHelper;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.action.get.MultiGetItemResponse;
+import org.elasticsearch.action.get.MultiGetRequest;
+import org.elasticsearch.action.get.MultiGetResponse;
+import org.elasticsearch.action.search.SearchResponse;
+import org.elasticsearch.action.support.ContextPreservingActionListener;
+import org.elasticsearch.client.internal.Client;
+import org.elasticsearch.common.util.concurrent.ThreadContext;
+import org.elasticsearch.index.IndexNotFoundException;
+import org.elasticsearch.search.SearchHit;
+import org.elasticsearch.search.fetch.subphase.FetchSourceContext;
+
+import io.neardup.flag.Assigner;
+import io.neardup.flag.Assignment;
+import io.neardup.flag.Candidate;
+import io.neardup.flag.CandidateRule;
+import io.neardup.flag.Fingerprinted;
+import io.neardup.flag.Option;
+
+/**
+ * Cluster assignment of one fingerprinted document inside Elasticsearch, as the Python service's
+ * {@code assign_batch} does it, without blocking a thread: register the document in the node's {@link FlagWindow};
+ * search its candidates ({@link CandidateSearch}, asynchronously through the node client); take the earlier window
+ * documents the offline candidate rule admits ({@link CandidateRule}) and wait for their assignments (future
+ * composition: a document of the same bulk may still be searching); replace search hits that the window holds (its
+ * copy is newer); fetch the canonicals the drift guard needs that neither holds (an asynchronous {@code mget},
+ * realtime, so a canonical written moments ago is found); then {@link Assigner#choose}.
+ *
+ * <p>Every path ends in exactly one call of the {@link Sink}, and every registered entry is completed (assigned, or
+ * failed so that followers drop it), so no document waits forever on another.
+ *
+ * <p>Continuations started by another document's completion run on {@code executor} (the node's generic pool) in
+ * this document's own thread context: a chain of reprints would otherwise nest one document's pipeline inside the
+ * previous one's stack, and run it with that document's request headers.
+ */
+final class Flagger {
+    /** Where the outcome goes: {@code write} puts the assignment into the document (may throw), {@code done} ends it. */
+    interface Sink {
+        void write(Assignment assignment, String indexedAt);
+
+        void done(Exception failure);
+    }
+
+    private final Client client;
+    private final FlagWindow window;
+    private final IndexedAt clock;
+    private final Executor executor;
+    private final ThreadContext threadContext;
+
+    Flagger(Client client, FlagWindow window, IndexedAt clock, Executor executor, ThreadContext threadContext) {
+        this.client = client;
+        this.window = window;
+        this.clock = clock;
+        this.executor = executor;
+        this.threadContext = threadContext;
+    }
+
+    FlagWindow window() {
+        return window;
+    }
+
+    /** One document's work, from registration to the sink. */
+    private final class Job {
+        final String index;
+        final String windowKey;
+        final String target;
+        final String id;
+        final String version;
+        final Map<String, Object> fields;
+        final Fingerprinted doc;
+        final FlagSettings settings;
+        final Sink sink;
+        final Supplier<ThreadContext.StoredContext> context;
+        FlagWindow.Entry entry;
+
+        Job(String index, String target, String id, Map<String, Object> fields, FlagSettings settings, Sink sink) {
+            this.index = index;
+            this.windowKey = index + '\u0000' + target;
+            this.target = target;
+            this.id = id;
+            this.fields = fields;
+            this.version = String.valueOf(fields.get(FlagFields.VERSION));
+            this.doc = Fingerprinted.fromSource(fields);
+            this.settings = settings;
+            this.sink = sink;
+            this.context = threadContext == null ? null : threadContext.newRestorableContext(false);
+        }
+
+        String describe() {
+            return "document [" + id + "] of index [" + index + "]";
+        }
+    }
+
+    /**
+     * Flags a document of {@code index} whose fingerprint {@code fields} (as {@code record_fields}) are written under
+     * {@code target}; {@code indexedAt} is the document's existing time, or null for a new one from the node's clock.
+     */
+    void flag(String index, String target, String id, Map<String, Object> fields, String indexedAt, FlagSettings settings, Sink sink) {
+        Job job = null;
+        try {
+            job = new Job(index, target, id, fields, settings, sink);
+            FlagWindow.Registration registration = window.register(job.windowKey, id, job.version, job.doc,
+                indexedAt != null ? () -> indexedAt : clock::next, settings.windowNanos());
+            job.entry = registration.entry();
+            search(job, admitted(job, registration.earlier()));
+        } catch (RuntimeException e) {
+            if (job == null) {
+                sink.done(e);
+            } else {
+                fail(job, e);
+            }
+        }
+    }
+
+    /**
+     * The earlier window documents of the same version that the offline candidate rule pairs with this one: those
+     * sharing a block under the same seed (too-short ones: the same exact hash) are the only ones the rule can pair,
+     * so it runs on them alone, with this document last ({@link CandidateRule#ofLast}: linear in them, so a flood of
+     * copies in the window costs each new copy a pass over the flood, not the flood's pairs).
+     */
+    private List<FlagWindow.Entry> admitted(Job job, FlagWindow.Snapshot earlier) {
+        Map<String, FlagWindow.Entry> sharing = new LinkedHashMap<>();
+        boolean ok = job.doc.isOk();
+        boolean tooShort = Fingerprinted.TOO_SHORT.equals(job.doc.status());
+        if (ok == false && tooShort == false) {
+            return List.of();
+        }
+        for (int k = 0; k < earlier.size(); k++) {
+            FlagWindow.Entry e = earlier.get(k);
+            if (e.id.equals(job.id) || e.version.equals(job.version) == false) {
+                continue;
+            }
+            boolean candidate = ok
+                ? e.doc.isOk() && sharedBlocks(job.doc, e.doc) > 0
+                : Fingerprinted.TOO_SHORT.equals(e.doc.status()) && e.doc.exact().equals(job.doc.exact());
+            if (candidate) {
+                sharing.remove(e.id); // a document registered again: its newest copy, in its newest place
+                sharing.put(e.id, e);
+            }
+        }
+        if (sharing.isEmpty()) {
+            return List.of();
+        }
+        List<FlagWindow.Entry> members = new ArrayList<>(sharing.values());
+        List<Fingerprinted> pool = new ArrayList<>(members.size() + 1);
+        for (FlagWindow.Entry e : members) {
+            pool.add(e.doc);
+        }
+        pool.add(job.doc);
+        int[] picked = CandidateRule.withMinShared(job.settings.minShared()).ofLast(pool);
+        List<FlagWindow.Entry> out = new ArrayList<>(picked.length);
+        for (int position : picked) {
+            out.add(members.get(position));
+        }
+        return out;
+    }
+
+    /** How many (seed, block) 16-bit blocks two documents share: zero lanes of the XOR, counted without a carry. */
+    static int sharedBlocks(Fingerprinted a, Fingerprinted b) {
+        int seeds = Math.min(a.seeds(), b.seeds());
+        int count = 0;
+        for (int s = 0; s < seeds; s++) {
+            long x = a.fingerprint(s) ^ b.fingerprint(s);
+            long y = (x & 0x7FFF7FFF7FFF7FFFL) + 0x7FFF7FFF7FFF7FFFL;
+            count += Long.bitCount(~(y | x | 0x7FFF7FFF7FFF7FFFL));
+        }
+        return count;
+    }
+
+    private void search(Job job, List<FlagWindow.Entry> admitted) {
+        CompletableFuture<?>[] waits = new CompletableFuture<?>[admitted.size()];
+        for (int k = 0; k < waits.length; k++) {
+            waits[k] = admitted.get(k).cluster();
+        }
+        CompletableFuture<Void> earlierAssigned = CompletableFuture.allOf(waits);
+        if (Fingerprinted.EMPTY.equals(job.doc.status())) { // never matches anything: no search (Python's match_none)
+            assemble(job, admitted, List.of());
+            return;
+        }
+        ActionListener<SearchResponse> listener = ActionListener.wrap(response -> {
+            List<Candidate> hits = new ArrayList<>();
+            for (SearchHit hit : response.getHits().getHits()) { // read now: the response is released after this call
+                hits.add(CandidateSearch.candidate(hit, job.target, job.version));
+            }
+            afterSearch(job, admitted, hits, earlierAssigned);
+        }, e -> {
+            if (ExceptionsHelper.unwrapCause(e) instanceof IndexNotFoundException) {
+                afterSearch(job, admitted, List.of(), earlierAssigned); // nothing indexed yet: the write creates the index
+            } else {
+                fail(job, new IllegalStateException("neardup flagging: the candidate search for " + job.describe()
+                    + " failed: " + ExceptionsHelper.unwrapCause(e), e));
+            }
+        });
+        client.search(CandidateSearch.request(job.index, job.target, job.id, job.fields, job.doc, job.settings), preserving(listener));
+    }
+
+    private void afterSearch(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, CompletableFuture<Void> earlierAssigned) {
+        if (earlierAssigned.isDone()) {
+            assemble(job, admitted, hits);
+        } else {
+            earlierAssigned.whenCompleteAsync((ignored, e) -> inContext(job, () -> assemble(job, admitted, hits)), executor);
+        }
+    }
+
+    private void assemble(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits) {
+        try {
+            List<Candidate> candidates = new ArrayList<>();
+            Set<String> taken = new HashSet<>();
+            for (FlagWindow.Entry e : admitted) {
+                String cluster = e.cluster().join();
+                if (cluster != null) { // null: its ingest failed, it will not be written
+                    candidates.add(new Candidate(e.id, e.doc, e.version, cluster, e.indexedAt));
+                    taken.add(e.id);
+                }
+            }
+            if (hits.isEmpty() == false) {
+                List<String> ids = new ArrayList<>();
+                for (Candidate c : hits) {
+                    ids.add(c.id());
+                }
+                Map<String, FlagWindow.Entry> inWindow = window.latest(job.windowKey, ids, job.entry.seq);
+                for (Candidate c : hits) {
+                    FlagWindow.Entry newer = inWindow.get(c.id());
+                    if (taken.contains(c.id()) == false && (newer == null || newer.version.equals(job.version) == false)) {
+                        candidates.add(c);
+                    }
+                }
+            }
+            Assigner assigner = new Assigner(job.settings.verify());
+            List<Option> options = assigner.options(job.id, job.doc, candidates);
+            Set<String> wanted = Assigner.canonicalsToFetch(options, candidates);
+            Map<String, Fingerprinted> known = new HashMap<>();
+            for (Map.Entry<String, FlagWindow.Entry> w : window.latest(job.windowKey, wanted, job.entry.seq).entrySet()) {
+                if (w.getValue().version.equals(job.version)) {
+                    known.put(w.getKey(), w.getValue().doc);
+                }
+            }
+            List<String> fetch = new ArrayList<>();
+            for (String id : wanted) {
+                if (known.containsKey(id) == false) {
+                    fetch.add(id);
+                }
+            }
+            if (fetch.isEmpty()) {
+                finish(job, assigner.choose(job.id, job.doc, options, candidates, known::get));
+                return;
+            }
+            fetchCanonicals(job, fetch, ActionListener.wrap(fetched -> {
+                known.putAll(fetched);
+                finish(job, assigner.choose(job.id, job.doc, options, candidates, known::get));
+            }, e -> fail(job, e)));
+        } catch (RuntimeException e) {
+            fail(job, e);
+        }
+    }
+
+    /** The canonicals by id, read realtime from {@code _source}; one that no longer exists is absent. */
+    private void fetchCanonicals(Job job, List<String> ids, ActionListener<Map<String, Fingerprinted>> listener) {
+        MultiGetRequest request = new MultiGetRequest();
+        String[] includes = FlagFields.CANONICAL_SOURCE.stream().map(f -> CandidateSearch.path(job.target, f)).toArray(String[]::new);
+        for (String id : ids) {
+            request.add(new MultiGetRequest.Item(job.index, id).fetchSourceContext(FetchSourceContext.of(true, includes, null)));
+        }
+        ActionListener<MultiGetResponse> read = ActionListener.wrap(response -> {
+            Map<String, Fingerprinted> out = new HashMap<>();
+            for (MultiGetItemResponse item : response.getResponses()) {
+                if (item.isFailed()) {
+                    Exception cause = item.getFailure().getFailure();
+                    if (ExceptionsHelper.unwrapCause(cause) instanceof IndexNotFoundException) {
+                        continue;
+                    }
+                    throw new IllegalStateException("neardup flagging: fetching canonical [" + item.getId() + "] for "
+                        + job.describe() + " failed: " + cause, cause);
+                }
+                if (item.getResponse().isExists()) {
+                    Object neardup = navigate(item.getResponse().getSourceAsMap(), job.target);
+                    if (neardup instanceof Map<?, ?> map) {
+                        @SuppressWarnings("unchecked")
+                        Map<String, ?> fields = (Map<String, ?>) map;
+                        out.put(item.getId(), Fingerprinted.fromSource(fields));
+                    }
+                }
+            }
+            listener.onResponse(out);
+        }, e -> listener.onFailure(new IllegalStateException("neardup flagging: fetching the canonicals " + ids + " for "
+            + job.describe() + " failed: " + ExceptionsHelper.unwrapCause(e), e)));
+        client.multiGet(request, preserving(read));
+    }
+
+    private static Object navigate(Map<String, Object> source, String path) {
+        Object at = source.get(path);
+        if (at != null || path.indexOf('.') < 0) {
+            return at;
+        }
+        Object node = source;
+        for (String part : path.split("\\.")) {
+            if (node instanceof Map<?, ?> map) {
+                node = map.get(part);
+            } else {
+                return null;
+            }
+        }
+        return node;
+    }
+
+    private void finish(Job job, Assignment assignment) {
+        try {
+            job.sink.write(assignment, job.entry.indexedAt);
+        } catch (RuntimeException e) {
+            fail(job, e);
+            return;
+        }
+        window.assigned(job.entry, assignment.cluster());
+        job.sink.done(null);
+    }
+
+    private void fail(Job job, Exception e) {
+        if (job.entry != null) {
+            window.failed(job.entry);
+        }
+        job.sink.done(e);
+    }
+
+    private void inContext(Job job, Runnable run) {
+        if (job.context == null) {
+            run.run();
+            return;
+        }
+        try (ThreadContext.StoredContext ignored = job.context.get()) {
+            run.run();
+        }
+    }
+
+    private <T> ActionListener<T> preserving(ActionListener<T> listener) {
+        return threadContext == null ? listener : ContextPreservingActionListener.wrapPreservingContext(listener, threadContext);
+    }
+}
