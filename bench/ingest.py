@@ -1,6 +1,8 @@
-"""Ingest speed: the same documents written four ways, in the same run, against the same node.
+"""Ingest speed: the same documents written five ways, in the same run, against the same node.
 
 - plain ``helpers.bulk`` (no pipeline): what Elasticsearch does on its own;
+- plain bulk of the documents with their ``neardup.*`` fields computed beforehand in Python (not timed): what
+  indexing those fields costs Elasticsearch, the floor of any way that writes them;
 - bulk through the ``neardup`` pipeline, fingerprinting only (the Java processor);
 - bulk through the ``neardup-flag`` pipeline (``"flag": true``): fingerprints and cluster assignment inside
   Elasticsearch; its clusters are compared with the service's (pairwise precision / recall against the planted
@@ -8,7 +10,8 @@
 - the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers).
 
 Every row writes into a fresh index with the neardup mapping, with 2 client threads and batches of 500,
-and ends with a refresh (counted). Then the fingerprinting rate in characters per second, one thread:
+and ends with a refresh (counted); each starts once the node has no merge running. Then the
+fingerprinting rate in characters per second, one thread:
 the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
 
 Run: ``python -m bench.ingest [--docs 20000]`` → bench/results/ingest.md
@@ -24,8 +27,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import jieba
 from elasticsearch import Elasticsearch, helpers
@@ -35,10 +39,10 @@ from bench.harness import PeakRss, Served, elasticsearch, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
-from neardup.es.pipeline import FLAG_PIPELINE_ID, PIPELINE_ID, install_pipeline
+from neardup.es.pipeline import FLAG_PIPELINE_ID, PIPELINE_ID, fingerprint_in_pipeline, install_pipeline
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
-from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.mappings.schema import CLUSTER, ROOT, path, record_fields
 from neardup.node.plugin_build import build_plugin
 
@@ -48,14 +52,34 @@ THREADS = 2
 
 
 def _fresh(client: Elasticsearch, index: str) -> None:
+    """A new empty ``index``, once the node has finished merging what earlier rows wrote (merges left running
+    would be timed with this row)."""
     client.indices.delete(index=index, ignore_unavailable=True)
+    while True:
+        stats = client.nodes.stats(metric="indices", index_metric="merge")
+        if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
+            break
+        time.sleep(1.0)
     setup_index(client, index)
 
 
-def _bulk(client: Elasticsearch, index: str, docs: Sequence[Doc], pipeline: str | None) -> float:
-    """Seconds to write ``docs`` with ``THREADS`` bulk threads (and refresh); every item must succeed."""
+def _bulk(
+    client: Elasticsearch,
+    index: str,
+    docs: Sequence[Doc],
+    pipeline: str | None,
+    records: Sequence[Record] | None = None,
+) -> float:
+    """Seconds to write ``docs`` (with their ``records``' fingerprint fields when given) with ``THREADS`` bulk
+    threads (and refresh); every item must succeed."""
     _fresh(client, index)
-    actions = ({"_index": index, "_id": d.id, "text": d.text} for d in docs)
+    if records is None:
+        actions: Iterator[dict[str, Any]] = ({"_index": index, "_id": d.id, "text": d.text} for d in docs)
+    else:
+        actions = (
+            {"_index": index, "_id": d.id, "text": d.text, ROOT: record_fields(r)}
+            for d, r in zip(docs, records, strict=True)
+        )
     t0 = time.perf_counter()
     failed = 0
     for ok, _ in helpers.parallel_bulk(
@@ -174,14 +198,27 @@ def main() -> None:
     args = parser.parse_args()
     docs = read_corpus(corpus_path(args.docs), args.docs)
     chars = sum(len(d.text) for d in docs)
+    records = Fingerprinter.default().fingerprint_many([(d.text, None) for d in docs])
 
     rows: list[tuple[str, float, str]] = []
     with elasticsearch(args.port, "2g") as (url, label):
         client = Elasticsearch(url, request_timeout=600)
         install_pipeline(client)
         install_pipeline(client, flag=True)
+        # the processor's tables load once per node: load them now, not while the first rows are timed
+        fingerprint_in_pipeline(client, [(docs[0].text, None)], Fingerprinter.default().version)
         plain = _bulk(client, "bench-ingest-plain", docs, None)
         rows.append(("plain `helpers.bulk`, no pipeline", plain, ""))
+        client.indices.delete(index="bench-ingest-plain")
+        prepared = _bulk(client, "bench-ingest-prepared", docs, None, records)
+        client.indices.delete(index="bench-ingest-prepared")
+        rows.append(
+            (
+                "plain bulk of the documents with their neardup fields computed beforehand",
+                prepared,
+                "what indexing the fields costs Elasticsearch; fingerprinting not timed",
+            )
+        )
         fingerprint = _bulk(client, "bench-ingest-pipeline", docs, PIPELINE_ID)
         same = _same_fields(client, "bench-ingest-pipeline", docs)
         rows.append(("bulk with `pipeline=neardup` (fingerprints)", fingerprint, f"{same}/200 sampled = Python"))
@@ -197,8 +234,8 @@ def main() -> None:
         flagging = _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
         compared = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
         rows.append(("bulk with `pipeline=neardup-flag` (fingerprints + flagging)", flagging, compared))
-        for index in ("bench-ingest-plain", "bench-ingest-pipeline", "bench-ingest-service", "bench-ingest-flag"):
-            client.indices.delete(index=index, ignore_unavailable=True)
+        for row in ("plain", "prepared", "pipeline", "service", "flag"):
+            client.indices.delete(index=f"bench-ingest-{row}", ignore_unavailable=True)
 
     texts = [a.text for a in load_peoples_daily()]
     text_chars = sum(len(t) for t in texts)
