@@ -18,17 +18,22 @@ public final class Similarity {
      * the two sorted lists, as the {@code verify} script does, equals Python's {@code union1d} and {@code isin}.
      */
     public static double jaccard(long[] a, long[] b, int k) {
-        if (a.length == 0 || b.length == 0) {
+        return jaccard(a, a.length, b, b.length, k);
+    }
+
+    /** {@link #jaccard(long[], long[], int)} of the first {@code aLength} and {@code bLength} values (reused buffers). */
+    public static double jaccard(long[] a, int aLength, long[] b, int bLength, int k) {
+        if (aLength == 0 || bLength == 0) {
             return 0.0;
         }
         int i = 0;
         int j = 0;
         int union = 0;
         int both = 0;
-        while (union < k && (i < a.length || j < b.length)) {
-            if (j >= b.length || (i < a.length && a[i] < b[j])) {
+        while (union < k && (i < aLength || j < bLength)) {
+            if (j >= bLength || (i < aLength && a[i] < b[j])) {
                 i++;
-            } else if (i >= a.length || b[j] < a[i]) {
+            } else if (i >= aLength || b[j] < a[i]) {
                 j++;
             } else {
                 i++;

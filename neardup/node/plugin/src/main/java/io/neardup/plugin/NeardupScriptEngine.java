@@ -1,5 +1,6 @@
 package io.neardup.plugin;
 
+import io.neardup.flag.Similarity;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -96,6 +97,8 @@ final class NeardupScriptEngine implements ScriptEngine {
             double nearJaccard = ((Number) params.getOrDefault("near_jaccard", 0.2)).doubleValue();
             int k = ((Number) params.getOrDefault("sketch_size", 128)).intValue();
             return docReader -> new FilterScript(params, lookup, docReader) {
+                private long[] stored = new long[k];
+
                 @Override
                 public boolean execute() {
                     ScriptDocValues<?> hex = getDoc().get(hexField);
@@ -104,38 +107,20 @@ final class NeardupScriptEngine implements ScriptEngine {
                         return false;
                     }
                     long other = Long.parseUnsignedLong(hex.get(0).toString(), 16);
-                    double similarity = jaccard(sketch, (BytesRef) sketches.get(0), k);
+                    BytesRef bytes = (BytesRef) sketches.get(0);
+                    int n = bytes.length / 4;
+                    if (stored.length < n) {
+                        stored = new long[n];
+                    }
+                    for (int at = 0; at < n; at++) {
+                        stored[at] = uint32(bytes, at);
+                    }
+                    double similarity = Similarity.jaccard(sketch, sketch.length, stored, n, k);
                     int distance = Long.bitCount(main ^ other);
                     return similarity >= minJaccard || (distance <= maxDistance && similarity >= nearJaccard);
                 }
             };
         };
-    }
-
-    /** Bottom-k Jaccard of a sorted sketch and a stored one (little-endian uint32 values, sorted). */
-    static double jaccard(long[] a, BytesRef stored, int k) {
-        int n = stored.length / 4;
-        if (a.length == 0 || n == 0) {
-            return 0.0;
-        }
-        int i = 0;
-        int j = 0;
-        int union = 0;
-        int both = 0;
-        while (union < k && (i < a.length || j < n)) {
-            long b = j < n ? uint32(stored, j) : Long.MAX_VALUE;
-            if (j >= n || (i < a.length && a[i] < b)) {
-                i++;
-            } else if (i >= a.length || b < a[i]) {
-                j++;
-            } else {
-                i++;
-                j++;
-                both++;
-            }
-            union++;
-        }
-        return (double) both / (double) union;
     }
 
     static long uint32(BytesRef bytes, int index) {
