@@ -7,9 +7,10 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -40,3 +41,36 @@ def run_main(build: PluginBuild, main: str, texts: Iterable[str], *args: str) ->
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(out) == len(lines), f"{main} answered {len(out)} of {len(lines)} lines"
     return out
+
+
+class JavaSession:
+    """One JVM answering one text at a time (a parity main that flushes each answer), so hypothesis can
+    shrink a failing text and ``@example``s work without a JVM start per example."""
+
+    def __init__(self, main: str, proc: subprocess.Popen[str], stderr: IO[str]) -> None:
+        self._main = main
+        self._proc = proc
+        self._stderr = stderr
+
+    def ask(self, text: str) -> Any:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(json.dumps(text) + "\n")
+        self._proc.stdin.flush()
+        line = self._proc.stdout.readline()
+        if not line:
+            self._stderr.seek(0)
+            raise AssertionError(f"{self._main} stopped on {text!r}:\n{self._stderr.read()[-3000:]}")
+        return json.loads(line)
+
+
+def java_session(build: PluginBuild, main: str, *args: str) -> Iterator[JavaSession]:
+    """A :class:`JavaSession` of ``main`` for a fixture to yield from; the JVM ends with the fixture."""
+    command = ["java", "-Xss8m", "-cp", build.test_classpath(), main, *args]
+    with (
+        tempfile.TemporaryFile("w+", encoding="utf-8") as stderr,
+        subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, encoding="utf-8"
+        ) as proc,
+    ):
+        yield JavaSession(main, proc, stderr)
+        # leaving the Popen block closes stdin, which ends the JVM's loop, and waits for it

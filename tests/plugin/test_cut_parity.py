@@ -8,15 +8,12 @@ shrink a mismatch; corpora go through :func:`run_main` in one batch, the JVM wor
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 import jieba
 import pytest
@@ -32,7 +29,7 @@ from neardup.ingest.precise import PreciseCut
 from neardup.ingest.segment import Segmenter
 from neardup.node.plugin_build import PluginBuild
 
-from .java import run_main
+from .java import JavaSession, java_session, run_main
 
 MAIN = "io.neardup.parity.CutParity"
 SEGMENTER = Segmenter.default()
@@ -107,36 +104,8 @@ MIXED = st.lists(
 ).map("".join)
 
 
-class JavaSession:
-    """One JVM answering one text at a time (``CutParity <mode> --each``); its stderr goes to ``stderr``."""
-
-    def __init__(self, proc: subprocess.Popen[str], stderr: IO[bytes]) -> None:
-        self._proc = proc
-        self._stderr = stderr
-
-    def ask(self, text: str) -> Any:
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(json.dumps(text) + "\n")
-        self._proc.stdin.flush()
-        line = self._proc.stdout.readline()
-        if not line:
-            self._stderr.seek(0)
-            raise AssertionError(f"{MAIN} died on {text!r}:\n{self._stderr.read().decode()[-3000:]}")
-        return json.loads(line)
-
-
 def _session(build: PluginBuild, mode: str) -> Iterator[JavaSession]:
-    command = ["java", "-Xss8m", "-cp", build.test_classpath(), MAIN, mode, "--each"]
-    with (
-        tempfile.TemporaryFile() as stderr,
-        subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, encoding="utf-8"
-        ) as proc,
-    ):
-        yield JavaSession(proc, stderr)
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=30)
+    yield from java_session(build, MAIN, mode, "--each")
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,11 @@ and generated strings that go after the places where Java and Python differ by n
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import sys
-import tempfile
 import unicodedata
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -23,7 +20,7 @@ from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
 from neardup.ingest.normalize import content_chars, is_punctuation, normalize
 from neardup.node.plugin_build import PluginBuild
 
-from .java import run_main
+from .java import JavaSession, java_session, run_main
 
 TEXT_MAIN = "io.neardup.parity.NormalizeParity"
 CHARS_MAIN = "io.neardup.parity.NormalizeParityChars"
@@ -316,35 +313,9 @@ TEXT = st.lists(PIECE | CLUSTER | WORD | SPACE.map(lambda s: s * 3), max_size=40
 GENERATED = TEXT | st.tuples(TEXT, LONG_RUN, TEXT).map("".join)
 
 
-class JavaSession:
-    """One JVM running ``NormalizeParity``, asked text by text (it flushes each answer)."""
-
-    def __init__(self, proc: subprocess.Popen[str], stderr: IO[str]) -> None:
-        self._proc = proc
-        self._stderr = stderr
-
-    def ask(self, text: str) -> Any:
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(json.dumps(text) + "\n")
-        self._proc.stdin.flush()
-        line = self._proc.stdout.readline()
-        if not line:
-            self._stderr.seek(0)
-            raise AssertionError(f"{TEXT_MAIN} stopped:\n{self._stderr.read()[-3000:]}")
-        return json.loads(line)
-
-
 @pytest.fixture(scope="module")
 def java(plugin: PluginBuild) -> Iterator[JavaSession]:
-    command = ["java", "-Xss8m", "-cp", plugin.test_classpath(), TEXT_MAIN]
-    with (
-        tempfile.TemporaryFile("w+", encoding="utf-8") as stderr,
-        subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, encoding="utf-8"
-        ) as proc,
-    ):
-        yield JavaSession(proc, stderr)
-        # leaving the Popen block closes stdin, which ends the JVM's loop, and waits for it
+    yield from java_session(plugin, TEXT_MAIN)
 
 
 GENERATED_EXAMPLES = 4000
