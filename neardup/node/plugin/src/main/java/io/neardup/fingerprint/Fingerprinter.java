@@ -86,8 +86,8 @@ public final class Fingerprinter {
         for (long fp : fps) {
             signed.add(fp);
         }
-        out.put("fingerprint", signed);
-        out.put("hex", ok ? Hashes.hex(fps[0]) : null);
+        out.put(FieldNames.FINGERPRINT, signed);
+        out.put(FieldNames.HEX, ok ? Hashes.hex(fps[0]) : null);
         for (int block = 0; block < 4; block++) {
             List<String> tokens = new ArrayList<>(fps.length);
             for (int seed = 0; seed < fps.length; seed++) {
@@ -95,13 +95,13 @@ public final class Fingerprinter {
                 String hex = Integer.toHexString(value);
                 tokens.add(seed + ":" + "0".repeat(4 - hex.length()) + hex);
             }
-            out.put("b" + block, tokens);
+            out.put(FieldNames.BLOCKS.get(block), tokens);
         }
-        out.put("status", ok ? "ok" : "too_short");
-        out.put("version", config.version());
-        out.put("exact", Hashes.xxh3Hex(chars));
-        out.put("minhash", Sketch.encode(Sketch.of(chars)));
-        out.put("meta_minhash", null);
+        out.put(FieldNames.STATUS, ok ? "ok" : "too_short");
+        out.put(FieldNames.VERSION, config.version());
+        out.put(FieldNames.EXACT, Hashes.xxh3Hex(chars));
+        out.put(FieldNames.MINHASH, Sketch.encode(Sketch.of(chars)));
+        out.put(FieldNames.META_MINHASH, null);
         return out;
     }
 

@@ -1,5 +1,6 @@
 package io.neardup.flag;
 
+import io.neardup.fingerprint.FieldNames;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class Fingerprinted {
      * Missing values read as Python reads them: no fingerprints, an empty sketch, {@code ""}, no metadata.
      */
     public static Fingerprinted fromSource(Map<String, ?> neardup) {
-        Object raw = neardup.get("fingerprint");
+        Object raw = neardup.get(FieldNames.FINGERPRINT);
         long[] fps;
         if (raw == null) {
             fps = new long[0];
@@ -79,10 +80,10 @@ public final class Fingerprinted {
         }
         return new Fingerprinted(
             fps,
-            decodeUint32(text(neardup, "minhash"), "minhash"),
-            text(neardup, "exact"),
-            text(neardup, "status"),
-            decodeMeta(text(neardup, "meta_minhash")),
+            decodeUint32(text(neardup, FieldNames.MINHASH), FieldNames.MINHASH),
+            text(neardup, FieldNames.EXACT),
+            text(neardup, FieldNames.STATUS),
+            decodeMeta(text(neardup, FieldNames.META_MINHASH)),
             true
         );
     }
@@ -96,7 +97,7 @@ public final class Fingerprinted {
         long[] fps = hex == null ? new long[0] : new long[] { parseHex(hex) };
         return new Fingerprinted(
             fps,
-            decodeUint32(minhash == null ? "" : minhash, "minhash"),
+            decodeUint32(minhash == null ? "" : minhash, FieldNames.MINHASH),
             exact == null ? "" : exact,
             status == null ? "" : status,
             decodeMeta(metaMinhash),

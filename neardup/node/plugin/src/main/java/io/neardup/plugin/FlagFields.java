@@ -1,28 +1,28 @@
 package io.neardup.plugin;
 
+import io.neardup.fingerprint.FieldNames;
 import java.util.List;
 
 /**
  * The names of the {@code neardup.*} fields flagging reads and writes, relative to the processor's
- * {@code target_field} ({@code mappings/schema.py} spells them for Python; this is the one Java class of the plugin
- * that spells them for flagging, so a renamed field is changed in two places, not in every query).
+ * {@code target_field}, as {@link FieldNames} spells them, and the lists flagging reads.
  */
 final class FlagFields {
     private FlagFields() {}
 
-    static final String FINGERPRINT = "fingerprint";
-    static final String HEX = "hex";
-    static final List<String> BLOCKS = List.of("b0", "b1", "b2", "b3");
-    static final String STATUS = "status";
-    static final String VERSION = "version";
-    static final String EXACT = "exact";
-    static final String MINHASH = "minhash";
-    static final String META_MINHASH = "meta_minhash";
-    static final String CLUSTER = "cluster";
-    static final String DUPLICATE_OF = "duplicate_of";
-    static final String DISTANCE = "distance";
-    static final String SIMILARITY = "similarity";
-    static final String IS_DUPLICATE = "is_duplicate";
+    static final String FINGERPRINT = FieldNames.FINGERPRINT;
+    static final String HEX = FieldNames.HEX;
+    static final List<String> BLOCKS = FieldNames.BLOCKS;
+    static final String STATUS = FieldNames.STATUS;
+    static final String VERSION = FieldNames.VERSION;
+    static final String EXACT = FieldNames.EXACT;
+    static final String MINHASH = FieldNames.MINHASH;
+    static final String META_MINHASH = FieldNames.META_MINHASH;
+    static final String CLUSTER = FieldNames.CLUSTER;
+    static final String DUPLICATE_OF = FieldNames.DUPLICATE_OF;
+    static final String DISTANCE = FieldNames.DISTANCE;
+    static final String SIMILARITY = FieldNames.SIMILARITY;
+    static final String IS_DUPLICATE = FieldNames.IS_DUPLICATE;
     static final String INDEXED_AT = IndexedAt.FIELD;
 
     /** What the drift guard reads of a canonical fetched by id ({@code LOOKUP_FIELDS} less what it does not need). */

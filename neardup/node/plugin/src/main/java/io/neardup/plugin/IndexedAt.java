@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  */
 final class IndexedAt {
     /** The field name under the target field ({@code INDEXED_AT} in {@code mappings/schema.py}). */
-    static final String FIELD = "indexed_at";
+    static final String FIELD = io.neardup.fingerprint.FieldNames.INDEXED_AT;
     private static final DateTimeFormatter FORMAT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'", Locale.ROOT)
         .withZone(ZoneOffset.UTC);
 
