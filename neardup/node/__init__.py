@@ -26,9 +26,11 @@ import psutil
 
 from neardup.errors import EmbeddedESError
 
+from .plugin_build import build_plugin
+from .versions import ES_VERSION
+
 __all__ = ["ES_VERSION", "NodeInfo", "build_runner", "running_node", "start", "stop"]
 
-ES_VERSION = "8.19.21"
 LAUNCHER_CLASS = "io.neardup.es.Launcher"
 #: loaded by name from the class path (``--plugin``): the launcher does not compile against the plugin
 PLUGIN_CLASS = "io.neardup.plugin.NeardupPlugin"
@@ -160,8 +162,6 @@ def _classpath(home: Path, plugin: bool) -> str:
     runner = build_runner(home)
     parts = [runner / "neardup-es-runner-0.1.0.jar", runner / "lib" / "*"]
     if plugin:
-        from .plugin_build import build_plugin  # here: it imports the data exporter (jieba, OpenCC)
-
         build = build_plugin(home)
         parts += [build.jar, build.lib / "*"]
     return os.pathsep.join(str(p) for p in parts)

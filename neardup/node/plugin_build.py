@@ -17,8 +17,8 @@ from pathlib import Path
 
 from neardup.errors import EmbeddedESError
 
-from . import ES_VERSION
 from .export import export
+from .versions import ES_VERSION
 
 __all__ = ["PLUGIN_SOURCE", "PluginBuild", "build_plugin"]
 
