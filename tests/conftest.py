@@ -29,6 +29,7 @@ from neardup import node as esnode
 from neardup.config import default_home
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.records import RecordConfig
+from tests.ports import free_node_port
 
 
 @dataclass
@@ -40,19 +41,6 @@ class ESHandle:
 
 
 _HANDLE: ESHandle | None = None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    # the embedded node also binds port + 100 for transport
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port + 100))
-        except OSError:
-            return _free_port()
-    return port
 
 
 def _docker_answers() -> bool:
@@ -89,7 +77,7 @@ def _start() -> ESHandle:
         return ESHandle(url, "testcontainers", _server_version(url), container.stop)
     home = Path(os.environ.get("NEARDUP_HOME") or default_home())
     data = Path(tempfile.mkdtemp(prefix="neardup-test-es-"))
-    info, _ = esnode.start(home, data, port=_free_port(), heap="1g")
+    info, _ = esnode.start(home, data, port=free_node_port(), heap="1g")
     return ESHandle(info.url, "embedded", _server_version(info.url), lambda: esnode.stop(data))
 
 
@@ -179,7 +167,7 @@ def _neardup_serve(es_url: str, workers: int = 2, **settings: str) -> Iterator[S
     """A real ``neardup serve`` (gunicorn) on a free port, answering ``/healthz`` when entered, stopped
     when left; ``settings`` become ``NEARDUP_<NAME>`` variables."""
     env = os.environ | {"NEARDUP_ES_URL": es_url} | {f"NEARDUP_{k.upper()}": v for k, v in settings.items()}
-    port = _free_port()
+    port = free_node_port()
     # the output goes to a file: a pipe read only at the end fills (gunicorn logs every request) and stalls it
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         proc = subprocess.Popen(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from neardup.es.pipeline import PIPELINE_ID, install_pipeline, nodes_without_pro
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import schema
+from tests.ports import free_node_port
 
 pytestmark = pytest.mark.es
 
@@ -224,7 +224,7 @@ def bare_node() -> Iterator[str]:
     """A second embedded node without neardup's plugin, as a user's cluster before installing it."""
     data = Path(tempfile.mkdtemp(prefix="neardup-test-bare-"))
     home = Path(os.environ.get("NEARDUP_HOME") or default_home())
-    info, _ = esnode.start(home, data, port=_free_port(), heap="384m", plugin=False)
+    info, _ = esnode.start(home, data, port=free_node_port(), heap="384m", plugin=False)
     try:
         yield info.url
     finally:
@@ -239,20 +239,6 @@ def test_setup_pipeline_without_the_plugin_fails_clearly_and_changes_nothing(bar
     with Elasticsearch(bare_node) as client:
         assert not client.indices.exists(index="news")
         assert not client.options(ignore_status=404).ingest.get_pipeline(id=PIPELINE_ID).body
-
-
-def _free_port() -> int:
-    """A free port whose transport neighbour (port + 100) is free too."""
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port: int = sock.getsockname()[1]
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port + 100))
-            except OSError:
-                continue
-        return port
 
 
 def _python_fields(fp: Fingerprinter, text: str, title: str | None) -> dict[str, Any]:
