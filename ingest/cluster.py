@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .bits import BLOCKS, hamming
+from .pairs import top_pairs
 from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_pairs
 
 __all__ = [
@@ -102,7 +103,7 @@ def _bucket_pairs(
     """Pairs among ``members`` (ascending) with equal ``keys``, each member with at most ``window`` earlier
     ones. A bucket over ``max_bucket`` is split by the 12-bit sub-blocks of ``rest`` (the other 48 bits):
     its pairs need an equal sub-block too."""
-    order = members[np.argsort(keys[members], kind="stable")]
+    order = members[np.argsort(keys[members].astype(np.uint16), kind="stable")]  # 16-bit keys: a radix sort
     k = keys[order]
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     sizes = np.diff(np.r_[starts, k.size])
@@ -160,24 +161,15 @@ def candidate_pairs(
 ) -> tuple[I64, I64]:
     """Unique candidate pairs (i < j) of :func:`iter_candidate_pairs` sharing at least ``min_shared``
     tables; each later document ``j`` keeps the ``max_candidates`` earlier ones sharing the most tables
-    (ties: the nearer one), sorted by (i, j)."""
-    n = fingerprints.shape[0]
-    chunks = [
-        np.minimum(a, b) * np.int64(n) + np.maximum(a, b)
-        for a, b in iter_candidate_pairs(fingerprints, valid, max_bucket, window)
-    ]
-    if not chunks:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    packed, shared = np.unique(np.concatenate(chunks), return_counts=True)
-    if min_shared > 1:
-        packed, shared = packed[shared >= min_shared], shared[shared >= min_shared]
-    i, j = packed // n, packed % n
-    order = np.lexsort((-i, -shared, j))  # per later document: most shared first, then the nearer
-    j_sorted = j[order]
-    starts = np.flatnonzero(np.r_[True, j_sorted[1:] != j_sorted[:-1]])
-    rank = np.arange(j_sorted.size) - np.repeat(starts, np.diff(np.r_[starts, j_sorted.size]))
-    keep = np.sort(order[rank < max_candidates])
-    return i[keep], j[keep]
+    (ties: the nearer one), sorted by (i, j). Memory stays bounded (:func:`~neardup.ingest.pairs.top_pairs`)."""
+    tables = fingerprints.reshape(fingerprints.shape[0], -1).shape[1] * BLOCKS
+    return top_pairs(
+        iter_candidate_pairs(fingerprints, valid, max_bucket, window),
+        fingerprints.shape[0],
+        max_candidates,
+        min_shared,
+        max_pairs_per_doc=tables * 4 * window,  # an oversized bucket pairs by 4 sub-block tables
+    )
 
 
 @dataclass(frozen=True)
