@@ -17,6 +17,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,17 +46,30 @@ def _load(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> float:
     return time.perf_counter() - t0
 
 
-def _dedupe(es_url: str, index: str, workers: int, kill_after: float | None = None) -> tuple[float, int, int | None]:
-    """(seconds, peak RSS of the process tree, exit code) of ``neardup dedupe``; with ``kill_after``
-    the command is killed (SIGKILL, whole tree) after that many seconds."""
+def _dedupe(
+    es_url: str, index: str, workers: int, kill_after: float | None = None
+) -> tuple[float, int, int | None, str]:
+    """(seconds, peak RSS of the process tree, exit code, last line of its error output when it failed) of
+    ``neardup dedupe``; with ``kill_after`` the command is killed (SIGKILL, whole tree) after that many seconds."""
     env = os.environ | {"NEARDUP_ES_URL": es_url}
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "neardup", "dedupe", index, "--workers", str(workers)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "dedupe", index, "--workers", str(workers)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
+        peak = _watch(proc, t0, kill_after)
+        seconds = time.perf_counter() - t0
+        errors.seek(0)
+        lines = [line.strip() for line in errors.read().replace("\r", "\n").splitlines() if line.strip()]
+    failure = lines[-1] if proc.returncode not in (0, None, -9) and lines else ""
+    return seconds, peak, proc.returncode, failure
+
+
+def _watch(proc: subprocess.Popen[bytes], t0: float, kill_after: float | None) -> int:
+    """The peak RSS of ``proc``'s tree until it ends (killed, with the tree, ``kill_after`` s after ``t0``)."""
     root = psutil.Process(proc.pid)
     peak = 0
     while proc.poll() is None:
@@ -70,7 +84,7 @@ def _dedupe(es_url: str, index: str, workers: int, kill_after: float | None = No
             proc.wait()
             break
         time.sleep(0.2)
-    return time.perf_counter() - t0, peak, proc.returncode
+    return peak
 
 
 def _clusters(client: Elasticsearch, index: str) -> dict[str, str]:
@@ -100,15 +114,14 @@ def main() -> None:
             index = f"bench-dedupe-{workers}-{'k' if kill else 'u'}"
             load_s = _load(client, index, docs)
             if kill is None:
-                seconds, peak, code = _dedupe(url, index, workers)
-                note = ""
+                seconds, peak, code, note = _dedupe(url, index, workers)
             else:
                 # killed at 40 % of the uninterrupted run's time, then run again to the end
                 full = next(r for r in rows if r[0] == "2 processes")[1]
-                first, peak1, _ = _dedupe(url, index, workers, kill_after=kill * full)
-                second, peak2, code = _dedupe(url, index, workers)
+                first, peak1, _, _ = _dedupe(url, index, workers, kill_after=kill * full)
+                second, peak2, code, failure = _dedupe(url, index, workers)
                 seconds, peak = first + second, max(peak1, peak2)
-                note = f"killed after {first:.0f}s, the second run took {second:.0f}s"
+                note = f"killed after {first:.0f}s, the second run took {second:.0f}s {failure}".strip()
             clusters = _clusters(client, index)
             runs[name] = clusters
             ids = sorted(truth)

@@ -3,6 +3,7 @@ workers' peak memory, and timing a set of lookup methods over the same queries."
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import statistics
@@ -11,19 +12,30 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 import psutil
 
 from neardup import node as esnode
 from neardup.config import Settings
 
-__all__ = ["PeakRss", "Row", "Served", "elasticsearch", "percentiles", "serve", "time_methods"]
+__all__ = [
+    "PeakRss",
+    "Row",
+    "Served",
+    "elasticsearch",
+    "percentiles",
+    "post_batch",
+    "post_in_threads",
+    "serve",
+    "time_methods",
+]
 
 Q = TypeVar("Q")
 #: (method, p50 ms, p99 ms, mean candidates or None when not observable, targets found)
@@ -104,6 +116,76 @@ class PeakRss:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class Posted(Protocol):
+    """A document as the benchmarks post it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def post_batch(url: str, index: str, docs: Sequence[Posted], retried: list[int] | None = None) -> list[dict[str, Any]]:
+    """Post one batch to the service's documents endpoint; its items. A 5xx (Elasticsearch busy or away:
+    nothing was written) is sent again after a second, as a client would, up to 5 times, each status
+    appended to ``retried``."""
+    body = "\n".join(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) for d in docs).encode()
+    req = urllib.request.Request(
+        f"{url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/x-ndjson"}
+    )
+    for attempt in range(6):
+        try:
+            with urllib.request.urlopen(req, timeout=600) as resp:
+                items: list[dict[str, Any]] = json.load(resp)["items"]
+                return items
+        except urllib.error.HTTPError as err:
+            if err.code < 500 or attempt == 5:
+                raise
+            if retried is not None:
+                retried.append(err.code)
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+def post_in_threads(
+    served: Served,
+    index: str,
+    docs: Sequence[Posted],
+    batch: int,
+    threads: int,
+    finish: Callable[[], object] | None = None,
+    retried: list[int] | None = None,
+) -> tuple[float, int, list[dict[str, Any]]]:
+    """(seconds, peak worker RSS, items in document order) for ``docs`` posted in batches of ``batch`` from
+    ``threads`` client threads, each taking the next batch when its last one is answered; ``finish`` (a
+    refresh, say) runs inside the timing after the last answer."""
+    batches = [docs[k : k + batch] for k in range(0, len(docs), batch)]
+    items: list[list[dict[str, Any]]] = [[] for _ in batches]
+    taken = iter(range(len(batches)))
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            with lock:
+                k = next(taken, None)
+            if k is None:
+                return
+            items[k] = post_batch(served.url, index, batches[k], retried)
+
+    with PeakRss(served.workers) as rss:
+        t0 = time.perf_counter()
+        pool = [threading.Thread(target=worker) for _ in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        if finish is not None:
+            finish()
+        seconds = time.perf_counter() - t0
+    return seconds, rss.peak, [i for part in items for i in part]
 
 
 def percentiles(ms: list[float]) -> tuple[float, float]:

@@ -23,10 +23,7 @@ import argparse
 import json
 import statistics
 import subprocess
-import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +32,7 @@ import jieba
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import Doc, corpus_path, read_corpus
-from bench.harness import PeakRss, Served, elasticsearch, serve
+from bench.harness import Served, elasticsearch, post_in_threads, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
@@ -98,41 +95,16 @@ def _bulk(
     return seconds
 
 
-def _post(url: str, index: str, docs: Sequence[Doc]) -> None:
-    body = "\n".join(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) for d in docs).encode()
-    req = urllib.request.Request(
-        f"{url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/x-ndjson"}
+def _service(client: Elasticsearch, served: Served, index: str, docs: Sequence[Doc]) -> tuple[float, int]:
+    """(seconds, peak worker RSS) to post ``docs`` in batches from ``THREADS`` client threads, the closing
+    refresh counted."""
+    _fresh(client, index)
+    seconds, peak, items = post_in_threads(
+        served, index, docs, BATCH, THREADS, finish=lambda: client.indices.refresh(index=index)
     )
-    with urllib.request.urlopen(req, timeout=600) as resp:
-        items = json.load(resp)["items"]
     if any(i.get("status") not in ("created", "updated") for i in items):
         raise AssertionError(f"the service refused items: {items[:3]}")
-
-
-def _service(client: Elasticsearch, served: Served, index: str, docs: Sequence[Doc]) -> tuple[float, int]:
-    """(seconds, peak worker RSS) to post ``docs`` in batches from ``THREADS`` client threads."""
-    _fresh(client, index)
-    batches = [docs[k : k + BATCH] for k in range(0, len(docs), BATCH)]
-    lock = threading.Lock()
-
-    def worker() -> None:
-        while True:
-            with lock:
-                if not batches:
-                    return
-                batch = batches.pop(0)
-            _post(served.url, index, batch)
-
-    with PeakRss(served.workers) as rss:
-        t0 = time.perf_counter()
-        threads = [threading.Thread(target=worker) for _ in range(THREADS)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        client.indices.refresh(index=index)
-        seconds = time.perf_counter() - t0
-    return seconds, rss.peak
+    return seconds, peak
 
 
 def _same_fields(client: Elasticsearch, index: str, docs: Sequence[Doc], sample: int = 200) -> int:

@@ -30,7 +30,6 @@ import argparse
 import json
 import pickle
 import random
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -42,7 +41,7 @@ import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import Doc, corpus_path, generate, read_corpus
-from bench.harness import PeakRss, Row, Served, elasticsearch, serve, time_methods
+from bench.harness import Row, Served, elasticsearch, post_in_threads, serve, time_methods
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.batch import reconcile
@@ -123,26 +122,6 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
 RETRIED: list[int] = []  # the status of every answer a batch was sent again for
 
 
-def _post(url: str, index: str, docs: Sequence[Doc]) -> list[dict[str, Any]]:
-    """Post one batch; a 5xx (Elasticsearch busy or away: nothing was written) is sent again, as a
-    client would, up to 5 times."""
-    body = "\n".join(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) for d in docs).encode()
-    req = urllib.request.Request(
-        f"{url}/v1/indices/{index}/documents", data=body, headers={"Content-Type": "application/x-ndjson"}
-    )
-    for attempt in range(6):
-        try:
-            with urllib.request.urlopen(req, timeout=600) as resp:
-                items: list[dict[str, Any]] = json.load(resp)["items"]
-                return items
-        except urllib.error.HTTPError as err:
-            if err.code < 500 or attempt == 5:
-                raise
-            RETRIED.append(err.code)
-            time.sleep(1.0)
-    raise AssertionError("unreachable")
-
-
 def _wait_for_merges(client: Elasticsearch) -> float:
     """Wait until Elasticsearch merges no segments (a bulk load leaves merges running for minutes,
     which would be timed with whatever comes next); the seconds waited."""
@@ -156,29 +135,7 @@ def _wait_for_merges(client: Elasticsearch) -> float:
 
 def _service_ingest(served: Served, docs: Sequence[Doc]) -> tuple[float, int, list[dict[str, Any]]]:
     """(seconds, peak worker RSS, items) for ``docs`` posted in batches from two client threads."""
-    batches = [docs[k : k + BATCH] for k in range(0, len(docs), BATCH)]
-    items: dict[int, list[dict[str, Any]]] = {}
-    lock = threading.Lock()
-
-    def worker() -> None:
-        while True:
-            with lock:
-                if not batches:
-                    return
-                k = len(items)
-                items[k] = []
-                batch = batches.pop(0)
-            items[k] = _post(served.url, INDEX, batch)
-
-    with PeakRss(served.workers) as rss:
-        t0 = time.perf_counter()
-        threads = [threading.Thread(target=worker) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        seconds = time.perf_counter() - t0
-    return seconds, rss.peak, [i for k in sorted(items) for i in items[k]]
+    return post_in_threads(served, INDEX, docs, BATCH, 2, retried=RETRIED)
 
 
 def _stored_clusters(client: Elasticsearch, ids: Sequence[str]) -> list[str]:

@@ -43,7 +43,12 @@ def reports_errors(func: F) -> F:
             fail(str(exc), exc.exit_code)
         except ValueError as exc:  # bad NEARDUP_* values
             fail(str(exc), 2)
-        except (ESConnectionError, ConnectionTimeout) as exc:
+        except ConnectionTimeout:
+            fail(
+                "Elasticsearch did not answer in time (ConnectionTimeout): it may be busy; "
+                "NEARDUP_ES_TIMEOUT sets how many seconds to wait (default 10)"
+            )
+        except ESConnectionError as exc:
             fail(
                 f"Elasticsearch is unreachable ({type(exc).__name__}); "
                 "start it (neardup es start) or set NEARDUP_ES_URL"

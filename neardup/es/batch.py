@@ -19,9 +19,10 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -101,6 +102,10 @@ class BatchConfig:
         return self.verify if self.record is None else self.record.verify_config(self.verify)
 
 
+class _SliceDone:
+    """What a slice reader puts on the queue after its last page."""
+
+
 def scan(
     client: Elasticsearch,
     index: str,
@@ -108,37 +113,70 @@ def scan(
     source: list[str] | bool,
     slices: int,
     page_size: int,
+    keep_alive: str = "5m",
 ) -> Iterator[list[dict[str, Any]]]:
-    """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads."""
-    pit = client.open_point_in_time(index=index, keep_alive="5m")["id"]
+    """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads.
 
-    def read_slice(slice_id: int) -> list[list[dict[str, Any]]]:
-        pages: list[list[dict[str, Any]]] = []
+    Pages are handed over as they arrive, at most two per slice ahead of the consumer, so memory holds a
+    few pages whatever the index size, and every slice searches again (which extends the point in time's
+    ``keep_alive``) while the consumer is still at work; a consumer slower than the whole read does not
+    outlive the point in time. The point in time is closed in any case, even if it expired."""
+    pit = client.open_point_in_time(index=index, keep_alive=keep_alive)["id"]
+    pages: queue.Queue[list[dict[str, Any]] | _SliceDone | BaseException] = queue.Queue(maxsize=2 * slices)
+    stop = threading.Event()
+
+    def put(item: list[dict[str, Any]] | _SliceDone | BaseException) -> None:
+        while not stop.is_set():
+            try:
+                pages.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def read_slice(slice_id: int) -> None:
         after: list[Any] | None = None
-        while True:
-            body: dict[str, Any] = {
-                "query": query,
-                "size": page_size,
-                "_source": source,
-                "pit": {"id": pit, "keep_alive": "5m"},
-                "sort": [{"_shard_doc": "asc"}],
-            }
-            if slices > 1:
-                body["slice"] = {"id": slice_id, "max": slices}
-            if after is not None:
-                body["search_after"] = after
-            hits = client.search(**body)["hits"]["hits"]
-            if not hits:
-                return pages
-            pages.append(hits)
-            after = hits[-1]["sort"]
+        try:
+            while not stop.is_set():
+                body: dict[str, Any] = {
+                    "query": query,
+                    "size": page_size,
+                    "_source": source,
+                    "pit": {"id": pit, "keep_alive": keep_alive},
+                    "sort": [{"_shard_doc": "asc"}],
+                }
+                if slices > 1:
+                    body["slice"] = {"id": slice_id, "max": slices}
+                if after is not None:
+                    body["search_after"] = after
+                hits = client.search(**body)["hits"]["hits"]
+                if not hits:
+                    break
+                put(hits)
+                after = hits[-1]["sort"]
+        except Exception as exc:  # handed to the consumer, which raises it
+            put(exc)
+            return
+        put(_SliceDone())
 
+    readers = [threading.Thread(target=read_slice, args=(k,), daemon=True) for k in range(slices)]
     try:
-        with ThreadPoolExecutor(max_workers=slices) as threads:
-            for pages in threads.map(read_slice, range(slices)):
-                yield from pages
+        for reader in readers:
+            reader.start()
+        running = slices
+        while running:
+            item = pages.get()
+            if isinstance(item, _SliceDone):
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
     finally:
-        client.close_point_in_time(id=pit)
+        stop.set()
+        for reader in readers:
+            if reader.is_alive():
+                reader.join()
+        client.options(ignore_status=404).close_point_in_time(id=pit)  # 404: it expired
 
 
 def _bulk_update(

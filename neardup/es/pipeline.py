@@ -13,6 +13,8 @@ per document, the node's window of documents written moments ago, the offline cl
 >>> config = pipeline_body()["processors"][0][PROCESSOR]
 >>> config["field"], config["title_field"], config["target_field"] == schema.ROOT, "flag" in config
 ('text', 'title', True, False)
+>>> config["max_chars"] == Settings().max_text_chars
+True
 >>> flagging = pipeline_body(flag=True)["processors"][0][PROCESSOR]
 >>> flagging["flag"], flagging["max_candidates"], flagging["min_shared"], flagging["window_seconds"]
 (True, 500, 1, 5)
@@ -59,7 +61,7 @@ PROCESSOR = "neardup"
 #: the pipeline name that skips an index's default pipeline: for writes that carry their neardup fields already
 NO_PIPELINE = "_none"
 #: bumped when the body changes, so ``GET _ingest/pipeline`` tells an old definition from the current one
-PIPELINE_VERSION = 1
+PIPELINE_VERSION = 2
 _DEFAULT_PIPELINE = "index.default_pipeline"
 
 
@@ -83,22 +85,24 @@ def pipeline_id(flag: bool = False) -> str:
 
 def pipeline_body(flag: bool = False) -> dict[str, Any]:
     """The pipeline's body as ``PUT _ingest/pipeline/neardup`` takes it: the processor reading the fields neardup's
-    own writes use (``text``, ``title``); with ``flag`` it also assigns clusters, with the service's defaults
-    (``max_candidates``, ``min_shared``; the window is ``recent_seconds``)."""
+    own writes use (``text``, ``title``) with the service's text limit (``NEARDUP_MAX_TEXT_CHARS``); with ``flag`` it
+    also assigns clusters, with the service's defaults (``max_candidates``, ``min_shared``; the window is
+    ``recent_seconds``)."""
     fields = DocumentFields()
+    settings = Settings()
     processor: dict[str, Any] = {
         "field": fields.text,
         "title_field": fields.title,
         "target_field": schema.ROOT,
         "ignore_missing": False,
+        "max_chars": settings.max_text_chars,
     }
     what = "the neardup.* fingerprint fields of each document's text and title"
     if flag:
-        defaults = Settings()
         processor |= {
             "flag": True,
-            "max_candidates": defaults.max_candidates,
-            "min_shared": defaults.min_shared,
+            "max_candidates": settings.max_candidates,
+            "min_shared": settings.min_shared,
             "window_seconds": WINDOW_SECONDS,
         }
         what += ", and its near-duplicate cluster"

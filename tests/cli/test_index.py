@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -79,6 +80,24 @@ def test_batch_commands_report_missing_index_and_unreachable_es(es_url: str) -> 
     assert res.returncode == 2 and "no index" in res.stderr
     down = _run("dedupe", "anything", es_url="http://127.0.0.1:9")
     assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
+
+
+def test_a_cluster_that_does_not_answer_in_time_is_not_called_unreachable() -> None:
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        env = os.environ | {"NEARDUP_ES_URL": url, "NEARDUP_ES_TIMEOUT": "1"}
+        res = subprocess.run(
+            [sys.executable, "-m", "neardup", "reconcile", "anything"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "did not answer in time" in res.stderr and "NEARDUP_ES_TIMEOUT" in res.stderr
 
 
 def test_serve_runs_several_workers(neardup_serve: Callable[..., Any], index_name: str) -> None:

@@ -3,12 +3,13 @@ uninterrupted one."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import BadRequestError, Elasticsearch, helpers
 
-from neardup.es.batch import BatchConfig, dedupe
+from neardup.es.batch import BatchConfig, dedupe, scan
 from neardup.es.client import setup_index
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
@@ -72,3 +73,63 @@ def test_a_dedupe_killed_halfway_and_run_again_gives_the_same_clusters(
     assert got == want
     assert want["a03"][0] == "a03" and want["b03"][0] == "a03"  # the reprint comes first in document order
     assert dedupe(es, index_name, fp, config)["changed"] == 0
+
+
+class _Watched:
+    """A real client whose point-in-time id and searches are recorded (everything else passes through)."""
+
+    def __init__(self, client: Elasticsearch) -> None:
+        self.client = client
+        self.searches = 0
+        self.pit: str | None = None
+
+    def open_point_in_time(self, **kwargs: object) -> object:
+        resp = self.client.open_point_in_time(**kwargs)  # type: ignore[arg-type]
+        self.pit = resp["id"]
+        return resp
+
+    def search(self, **kwargs: object) -> object:
+        self.searches += 1
+        return self.client.search(**kwargs)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.client, name)
+
+
+@pytest.fixture
+def forty(es: Elasticsearch, index_name: str) -> str:
+    es.indices.create(index=index_name, settings={"number_of_shards": 1})
+    helpers.bulk(es, ({"_index": index_name, "_id": f"d{k:02d}", "n": k} for k in range(40)), refresh=True)
+    return index_name
+
+
+def test_scan_reads_pages_as_the_consumer_takes_them(es: Elasticsearch, forty: str) -> None:
+    watched = _Watched(es)
+    pages = scan(watched, forty, {"match_all": {}}, True, slices=2, page_size=2)  # type: ignore[arg-type]
+    seen = [h["_id"] for h in next(pages)]
+    time.sleep(0.5)
+    # a few pages ahead of the consumer, not the whole index: the point in time is searched (and kept
+    # alive) for as long as the consumer works, and memory holds a few pages at a time
+    assert watched.searches <= 2 * 2 + 2 + 1
+    for page in pages:
+        seen += [h["_id"] for h in page]
+    assert sorted(seen) == [f"d{k:02d}" for k in range(40)]
+    assert watched.searches == 20 + 2  # every page, and one empty page per slice
+
+
+def test_scan_ends_cleanly_when_its_point_in_time_is_gone(es: Elasticsearch, forty: str) -> None:
+    watched = _Watched(es)
+    pages = scan(watched, forty, {"match_all": {}}, True, slices=1, page_size=50)  # type: ignore[arg-type]
+    assert len(next(pages)) == 40
+    deadline = time.monotonic() + 10
+    while watched.searches < 2 and time.monotonic() < deadline:  # the reader found the end
+        time.sleep(0.05)
+    assert watched.pit is not None
+    es.close_point_in_time(id=watched.pit)  # as when its keep_alive ran out while the consumer worked
+    assert list(pages) == []  # closing it again is no error
+
+
+def test_a_failed_page_fails_the_scan(es: Elasticsearch, forty: str) -> None:
+    bad_query = {"range": {"n": {"gte": "not a number"}}}
+    with pytest.raises(BadRequestError):
+        list(scan(es, forty, bad_query, True, slices=2, page_size=5))

@@ -179,14 +179,30 @@ def test_ignore_missing_lets_a_document_through_unchanged(es: Elasticsearch, pip
         es.options(ignore_status=404).ingest.delete_pipeline(id="neardup-test-ignore")
 
 
-def _setup(index: str, es_url: str) -> subprocess.CompletedProcess[str]:
+def _setup(index: str, es_url: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*NEARDUP, "setup", index, "--pipeline", "--es-url", es_url],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env=os.environ | env,
     )
+
+
+def test_setup_pipeline_carries_the_services_text_limit(
+    es: Elasticsearch, es_url: str, pipeline: str, index_name: str
+) -> None:
+    try:
+        result = _setup(index_name, es_url, NEARDUP_MAX_TEXT_CHARS="100")
+        assert result.returncode == 0, result.stderr
+        items = _bulk(es, index_name, {"at": {"text": "字" * 100}, "over": {"text": "字" * 101}})
+        assert items["at"].get("result") == "created", items["at"]
+        assert _reason(items["over"]) == (
+            f"field [text] of document [over] of index [{index_name}] has 101 characters; the limit is 100"
+        )
+    finally:
+        install_pipeline(es)  # the module's pipeline, with the default limit, for the other tests
 
 
 def test_setup_pipeline_makes_it_the_default_of_the_index(

@@ -36,7 +36,10 @@ import io.neardup.flag.Assignment;
  */
 public final class NeardupProcessor extends AbstractProcessor {
     public static final String TYPE = "neardup";
-    /** The Python service's limit ({@code NEARDUP_MAX_TEXT_CHARS}'s default in {@code neardup/config.py}), in code points. */
+    /**
+     * The default of {@code max_chars}: the Python service's limit ({@code NEARDUP_MAX_TEXT_CHARS}'s default in
+     * {@code neardup/config.py}), in code points.
+     */
     static final int MAX_TEXT_CHARS = 2_000_000;
 
     private final String field;
@@ -91,6 +94,10 @@ public final class NeardupProcessor extends AbstractProcessor {
 
     boolean ignoreMissing() {
         return ignoreMissing;
+    }
+
+    int maxTextChars() {
+        return maxTextChars;
     }
 
     /** The flagging settings, or null for a processor that fingerprints only. */
@@ -271,7 +278,8 @@ public final class NeardupProcessor extends AbstractProcessor {
 
     /**
      * Reads and checks a processor definition when a pipeline is put: {@code field} is required; {@code title_field}
-     * ({@code title}), {@code target_field} ({@code neardup}), {@code ignore_missing} and {@code flag} (false) are
+     * ({@code title}), {@code target_field} ({@code neardup}), {@code ignore_missing}, {@code max_chars} (the longest
+     * text in code points, 2,000,000 as the Python service's {@code NEARDUP_MAX_TEXT_CHARS}) and {@code flag} (false) are
      * optional, and with {@code flag} also {@code max_candidates} (500), {@code min_shared} (1) and
      * {@code window_seconds} (5), which without it are refused rather than silently ignored. A wrong type, an empty
      * name or a value out of range is a parse error naming the property, and Elasticsearch itself refuses keys left
@@ -282,6 +290,7 @@ public final class NeardupProcessor extends AbstractProcessor {
         static final String TITLE_FIELD = "title_field";
         static final String TARGET_FIELD = "target_field";
         static final String IGNORE_MISSING = "ignore_missing";
+        static final String MAX_CHARS = "max_chars";
         static final String FLAG = "flag";
         static final String MAX_CANDIDATES = "max_candidates";
         static final String MIN_SHARED = "min_shared";
@@ -314,6 +323,11 @@ public final class NeardupProcessor extends AbstractProcessor {
             String targetField = nonEmpty(tag, TARGET_FIELD,
                 ConfigurationUtils.readStringProperty(TYPE, tag, config, TARGET_FIELD, "neardup"));
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, IGNORE_MISSING, false);
+            int maxChars = ConfigurationUtils.readIntProperty(TYPE, tag, config, MAX_CHARS, maxTextChars);
+            if (maxChars < 1) {
+                throw ConfigurationUtils.newConfigurationException(TYPE, tag, MAX_CHARS,
+                    "must be a positive number of characters, not " + maxChars);
+            }
             boolean flag = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, FLAG, false);
             FlagSettings settings = flagSettings(tag, config, flag);
             if (flag && flagger == null) {
@@ -321,7 +335,7 @@ public final class NeardupProcessor extends AbstractProcessor {
                     "flagging needs a node client, and this processor factory has none");
             }
             warmup.start();
-            return new NeardupProcessor(tag, description, field, titleField, targetField, ignoreMissing, maxTextChars, fingerprints,
+            return new NeardupProcessor(tag, description, field, titleField, targetField, ignoreMissing, maxChars, fingerprints,
                 clock, settings, flag ? flagger : null);
         }
 

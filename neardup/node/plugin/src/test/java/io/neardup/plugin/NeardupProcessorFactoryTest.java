@@ -46,6 +46,7 @@ final class NeardupProcessorFactoryTest {
         assertEquals("title", processor.titleField());
         assertEquals("neardup", processor.targetField());
         assertFalse(processor.ignoreMissing());
+        assertEquals(NeardupProcessor.MAX_TEXT_CHARS, processor.maxTextChars());
         assertEquals("neardup", processor.getType());
         assertEquals("t1", processor.getTag());
     }
@@ -53,12 +54,21 @@ final class NeardupProcessorFactoryTest {
     @Test
     void everyDocumentedKeyIsReadAndConsumed() {
         Map<String, Object> config = new HashMap<>(Map.of("field", "text", "title_field", "headline", "target_field", "fp",
-            "ignore_missing", true, "flag", false));
+            "ignore_missing", true, "max_chars", 1000, "flag", false));
         NeardupProcessor processor = factory.create(Map.of(), null, null, config);
         assertTrue(config.isEmpty(), "left over: " + config);
         assertEquals("headline", processor.titleField());
         assertEquals("fp", processor.targetField());
         assertTrue(processor.ignoreMissing());
+        assertEquals(1000, processor.maxTextChars());
+    }
+
+    @Test
+    void aLimitBelowOneCharacterIsRefused() {
+        ElasticsearchParseException e = refused(() -> create(Map.of("field", "text", "max_chars", 0)));
+        assertEquals("[max_chars] must be a positive number of characters, not 0", e.getMessage());
+        e = refused(() -> create(Map.of("field", "text", "max_chars", "many")));
+        assertEquals(List.of("max_chars"), e.getMetadata("es.property_name"));
     }
 
     @Test
