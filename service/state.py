@@ -36,7 +36,7 @@ class ServiceState:
         """Fingerprints of (text, title) pairs: by the cluster's processor with ``NEARDUP_FINGERPRINT_IN_ES``,
         else here; the same records either way."""
         if self.settings.fingerprint_in_es:
-            return fingerprint_in_pipeline(self.client, docs, self.fingerprinter.version)
+            return fingerprint_in_pipeline(self.client, docs, self.fingerprinter.version, self.settings)
         records: list[Record] = self.fingerprinter.fingerprint_many(docs)
         return records
 

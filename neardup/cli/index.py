@@ -95,7 +95,7 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     created = setup_index(client, index)
     click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
     if pipeline:
-        install_pipeline(client, flag)
+        install_pipeline(client, flag, settings)
         use_pipeline(client, index, flag)
         click.echo(f"installed ingest pipeline {pipeline_id(flag)}; it is the default pipeline of {index}")
 

@@ -54,8 +54,6 @@ __all__ = [
 PIPELINE_ID = "neardup"
 #: the pipeline that also assigns clusters (``"flag": true``)
 FLAG_PIPELINE_ID = "neardup-flag"
-#: how long a node's processor keeps documents it assigned as candidates (the service's ``recent_seconds``)
-WINDOW_SECONDS = int(Settings().recent_seconds)
 #: the processor type the plugin registers
 PROCESSOR = "neardup"
 #: the pipeline name that skips an index's default pipeline: for writes that carry their neardup fields already
@@ -83,13 +81,15 @@ def pipeline_id(flag: bool = False) -> str:
     return FLAG_PIPELINE_ID if flag else PIPELINE_ID
 
 
-def pipeline_body(flag: bool = False) -> dict[str, Any]:
+def pipeline_body(flag: bool = False, settings: Settings | None = None) -> dict[str, Any]:
     """The pipeline's body as ``PUT _ingest/pipeline/neardup`` takes it: the processor reading the fields neardup's
-    own writes use (``text``, ``title``) with the service's text limit (``NEARDUP_MAX_TEXT_CHARS``); with ``flag`` it
-    also assigns clusters, with the service's defaults (``max_candidates``, ``min_shared``; the window is
-    ``recent_seconds``)."""
+    own writes use (``text``, ``title``) with the service's text limit (``max_text_chars``); with ``flag`` it also
+    assigns clusters as the service does (``max_candidates``, ``min_shared``; the node's window of documents it
+    assigned moments ago is ``recent_seconds``). ``settings``: the defaults unless given (the CLI gives the
+    environment's)."""
     fields = DocumentFields()
-    settings = Settings()
+    settings = settings or Settings()
+    window = settings.recent_seconds
     processor: dict[str, Any] = {
         "field": fields.text,
         "title_field": fields.title,
@@ -103,7 +103,7 @@ def pipeline_body(flag: bool = False) -> dict[str, Any]:
             "flag": True,
             "max_candidates": settings.max_candidates,
             "min_shared": settings.min_shared,
-            "window_seconds": WINDOW_SECONDS,
+            "window_seconds": int(window) if window == int(window) else window,
         }
         what += ", and its near-duplicate cluster"
     return {
@@ -115,7 +115,7 @@ def pipeline_body(flag: bool = False) -> dict[str, Any]:
 
 
 def fingerprint_in_pipeline(
-    client: Elasticsearch, docs: Sequence[tuple[str, str | None]], version: str
+    client: Elasticsearch, docs: Sequence[tuple[str, str | None]], version: str, settings: Settings | None = None
 ) -> list[Record]:
     """The fingerprints of (text, title) pairs as the cluster's ``neardup`` processor computes them: one
     ``_ingest/pipeline/_simulate`` request with this pipeline's body (nothing is written, no pipeline needs to
@@ -127,7 +127,7 @@ def fingerprint_in_pipeline(
     fields = DocumentFields()
     sources = [{fields.text: text} | ({fields.title: title} if title is not None else {}) for text, title in docs]
     try:
-        resp = client.ingest.simulate(pipeline=pipeline_body(), docs=[{"_source": s} for s in sources])
+        resp = client.ingest.simulate(pipeline=pipeline_body(settings=settings), docs=[{"_source": s} for s in sources])
     except BadRequestError as exc:
         if "No processor type exists with name" in str(exc):
             raise ClusterFingerprintFailed(str(PluginMissing([]))) from exc
@@ -182,11 +182,11 @@ def check_pipeline(client: Elasticsearch, index: str) -> None:
         )
 
 
-def install_pipeline(client: Elasticsearch, flag: bool = False) -> None:
-    """``PUT _ingest/pipeline/neardup`` (``neardup-flag`` with ``flag``; idempotent); :class:`PluginMissing` when
-    Elasticsearch refuses it for want of the processor."""
+def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settings | None = None) -> None:
+    """``PUT _ingest/pipeline/neardup`` (``neardup-flag`` with ``flag``; idempotent) with :func:`pipeline_body`;
+    :class:`PluginMissing` when Elasticsearch refuses it for want of the processor."""
     try:
-        client.ingest.put_pipeline(id=pipeline_id(flag), body=pipeline_body(flag))
+        client.ingest.put_pipeline(id=pipeline_id(flag), body=pipeline_body(flag, settings))
     except BadRequestError as exc:
         error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
         if error.get("processor_type") == PROCESSOR or f"[{PROCESSOR}] is not installed" in str(error.get("reason")):

@@ -101,12 +101,10 @@ final class NeardupScriptEngine implements ScriptEngine {
 
                 @Override
                 public boolean execute() {
-                    ScriptDocValues<?> hex = getDoc().get(hexField);
                     ScriptDocValues<?> sketches = getDoc().get(sketchField);
-                    if (hex.size() == 0 || sketches.size() == 0) {
+                    if (sketches.size() == 0) {
                         return false;
                     }
-                    long other = Long.parseUnsignedLong(hex.get(0).toString(), 16);
                     BytesRef bytes = (BytesRef) sketches.get(0);
                     int n = bytes.length / 4;
                     if (stored.length < n) {
@@ -116,8 +114,20 @@ final class NeardupScriptEngine implements ScriptEngine {
                         stored[at] = uint32(bytes, at);
                     }
                     double similarity = Similarity.jaccard(sketch, sketch.length, stored, n, k);
-                    int distance = Long.bitCount(main ^ other);
-                    return similarity >= minJaccard || (distance <= maxDistance && similarity >= nearJaccard);
+                    // the fingerprint is read only when the similarity alone does not decide: most candidates
+                    // share a block by chance, have a similarity near 0, and are refused without it
+                    if (similarity >= minJaccard) {
+                        return true;
+                    }
+                    if (similarity < nearJaccard) {
+                        return false;
+                    }
+                    ScriptDocValues<?> hex = getDoc().get(hexField);
+                    if (hex.size() == 0) {
+                        return false;
+                    }
+                    long other = Long.parseUnsignedLong(hex.get(0).toString(), 16);
+                    return Long.bitCount(main ^ other) <= maxDistance;
                 }
             };
         };
