@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from .bits import BLOCKS, hamming
 from .pairs import top_pairs
-from .verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_pairs
+from .verify import Comparable, Match, VerifyConfig, accepted_pairs, close_to_canonical
 
 __all__ = [
     "DEFAULT_MIN_SHARED",
@@ -352,15 +352,9 @@ def verified_pairs(
     """The candidate pairs (i < j) of :func:`record_candidate_pairs` that
     :func:`~neardup.ingest.verify.verify` accepts, with their matches."""
     ci, cj = record_candidate_pairs(records, seeds_of, max_bucket, min_shared)
-    keep_i: list[int] = []
-    keep_j: list[int] = []
-    matches: list[Match] = []
-    for a, b, match in zip(ci.tolist(), cj.tolist(), verify_pairs(records, ci, cj, config), strict=True):
-        if match is not None:
-            keep_i.append(a)
-            keep_j.append(b)
-            matches.append(match)
-    return keep_i, keep_j, matches
+    positions, matches = accepted_pairs(records, ci, cj, config)
+    kept = np.asarray(positions, dtype=np.int64)
+    return ci[kept].tolist(), cj[kept].tolist(), matches
 
 
 def cluster_records(

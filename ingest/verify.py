@@ -26,7 +26,16 @@ from .bits import hamming
 from .metadata import combined, meta_jaccard
 from .sketch import jaccard, jaccard_rows, pack_sketches
 
-__all__ = ["Comparable", "Match", "VerifyConfig", "close_to_canonical", "verify", "verify_many", "verify_pairs"]
+__all__ = [
+    "Comparable",
+    "Match",
+    "VerifyConfig",
+    "accepted_pairs",
+    "close_to_canonical",
+    "verify",
+    "verify_many",
+    "verify_pairs",
+]
 
 
 class Comparable(Protocol):
@@ -121,35 +130,49 @@ def verify_pairs(
     and Hamming distance of all fingerprinted pairs computed as array operations, so checking hundreds
     of candidates of a lookup or millions of pairs of a batch does not loop in Python per pair.
     Pairs that need the exact hash or the metadata score go through :func:`verify` itself."""
+    out: list[Match | None] = [None] * np.asarray(i).size
+    for k, match in zip(*accepted_pairs(records, i, j, config), strict=True):
+        out[k] = match
+    return out
+
+
+def accepted_pairs(
+    records: Sequence[Comparable], i: npt.ArrayLike, j: npt.ArrayLike, config: VerifyConfig
+) -> tuple[list[int], list[Match]]:
+    """The positions in ``i``/``j`` of the pairs :func:`verify` accepts, ascending, and their matches (what
+    :func:`verify_pairs` computes, without a list entry per refused pair: a batch refuses most of its
+    millions of candidates)."""
     left = np.asarray(i, dtype=np.int64)
     right = np.asarray(j, dtype=np.int64)
-    out: list[Match | None] = [None] * left.size
+    found: dict[int, Match] = {}
     ok = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=len(records))
     meta = np.fromiter((r.meta is not None for r in records), dtype=bool, count=len(records))
     plain = ok[left] & ok[right] & config.use_sketch
     if config.mu < 1.0:
         plain &= ~meta[left] & ~meta[right]
     for k in np.flatnonzero(~plain).tolist():
-        out[k] = verify(records[int(left[k])], records[int(right[k])], config)
+        match = verify(records[int(left[k])], records[int(right[k])], config)
+        if match is not None:
+            found[k] = match
     bulk = np.flatnonzero(plain)
-    if bulk.size == 0:
-        return out
-    used = np.unique(np.concatenate([left[bulk], right[bulk]]))
-    row = np.zeros(len(records), dtype=np.int64)
-    row[used] = np.arange(used.size)
-    sketches, lengths = pack_sketches([records[int(u)].sketch for u in used])
-    fps = np.fromiter((records[int(u)].fingerprint for u in used), dtype=np.uint64, count=used.size)
-    for start in range(0, bulk.size, _CHUNK):
-        part = bulk[start : start + _CHUNK]
-        a, b = row[left[part]], row[right[part]]
-        similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
-        distance = np.bitwise_count(fps[a] ^ fps[b])
-        accept = (similarity >= config.min_jaccard) | (
-            (distance <= config.max_distance) & (similarity >= config.near_jaccard)
-        )
-        for k in np.flatnonzero(accept).tolist():
-            out[int(part[k])] = Match(int(distance[k]), float(similarity[k]))
-    return out
+    if bulk.size:
+        used = np.unique(np.concatenate([left[bulk], right[bulk]]))
+        row = np.zeros(len(records), dtype=np.int64)
+        row[used] = np.arange(used.size)
+        sketches, lengths = pack_sketches([records[int(u)].sketch for u in used])
+        fps = np.fromiter((records[int(u)].fingerprint for u in used), dtype=np.uint64, count=used.size)
+        for start in range(0, bulk.size, _CHUNK):
+            part = bulk[start : start + _CHUNK]
+            a, b = row[left[part]], row[right[part]]
+            similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
+            distance = np.bitwise_count(fps[a] ^ fps[b])
+            accept = (similarity >= config.min_jaccard) | (
+                (distance <= config.max_distance) & (similarity >= config.near_jaccard)
+            )
+            for k in np.flatnonzero(accept).tolist():
+                found[int(part[k])] = Match(int(distance[k]), float(similarity[k]))
+    positions = sorted(found)
+    return positions, [found[k] for k in positions]
 
 
 def close_to_canonical(doc: Comparable, canonical: Comparable, config: VerifyConfig) -> bool:
