@@ -76,9 +76,18 @@ def _original(rng: random.Random, sentences: list[str], lines: list[str], recurr
     return paras
 
 
+def _material_here() -> tuple[list[str], list[str], list[str]]:
+    return _material(Settings.from_env().home / "npm")
+
+
+def recurring_paragraphs() -> list[str]:
+    """The paragraphs one original in ten carries (the same for every seed)."""
+    return _material_here()[2]
+
+
 def generate(n: int, seed: int = SEED) -> Iterator[Doc]:
     """``n`` documents; the same ``n`` and ``seed`` give the same documents."""
-    sentences, lines, recurring = _material(Settings.from_env().home / "npm")
+    sentences, lines, recurring = _material_here()
     rng = random.Random(seed)
     originals: list[tuple[str, list[str]]] = []
     for k in range(n):
