@@ -89,8 +89,9 @@ class _Watched:
         return resp
 
     def search(self, **kwargs: object) -> object:
-        self.searches += 1
-        return self.client.search(**kwargs)  # type: ignore[arg-type]
+        resp = self.client.search(**kwargs)  # type: ignore[arg-type]
+        self.searches += 1  # counted once answered
+        return resp
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.client, name)

@@ -78,6 +78,7 @@ def sequential(api: FlaskClient, es: Elasticsearch, docs: list[Doc]) -> Iterator
     index = "test-sequential-news"
     es.indices.delete(index=index, ignore_unavailable=True)
     items = _ingest(api, index, docs)
+    es.indices.refresh(index=index)  # the service writes with refresh=false: make every document searchable
     yield index, items
     es.indices.delete(index=index, ignore_unavailable=True)
 
