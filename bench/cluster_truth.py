@@ -11,7 +11,7 @@ run) and reports pairwise precision and recall against the groups, over all docu
 documents that carry no recurring paragraph, with the composition of the largest clusters.
 
 Run: ``python -m bench.cluster_truth --docs 1000000`` → bench/results/cluster_truth_1000k.md (the
-fingerprints are the ones ``bench.scale`` keeps beside the corpus, computed on first use)
+fingerprints are the ones :func:`bench.corpus.corpus_records` keeps beside the corpus, computed on first use)
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.corpus import corpus_path, read_corpus, recurring_paragraphs
+from bench.corpus import corpus_path, corpus_records, read_corpus, recurring_paragraphs
 from bench.machine import describe, write_results
-from bench.scale import _records
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.verify import VerifyConfig
@@ -40,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     n = args.docs
     docs = read_corpus(corpus_path(n))
-    records = _records(docs)
+    records = corpus_records(docs)
     t0 = time.perf_counter()
     a = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
     seconds = time.perf_counter() - t0

@@ -17,16 +17,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
 import re
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
 from neardup.evaluation.variants import make_variant
+from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.ingest.pool import FingerprintPool
 
 SEED = 2026
 DUPLICATE_SHARE = 0.25
@@ -124,6 +127,23 @@ def read_corpus(path: Path, limit: int | None = None) -> list[Doc]:
             obj = json.loads(line)
             docs.append(Doc(obj["id"], obj["text"], obj["group"]))
     return docs
+
+
+def corpus_records(docs: Sequence[Doc]) -> list[Record]:
+    """Fingerprints of corpus documents, computed once (2 processes) and kept beside the corpus, by
+    fingerprint version."""
+    version = Fingerprinter.default().version
+    path = Settings.from_env().home / "bench" / f"records-{len(docs)}-{version}.pickle"
+    if path.exists():
+        with open(path, "rb") as handle:
+            cached: list[Record] = pickle.load(handle)
+            return cached
+    with FingerprintPool(2) as pool:
+        records: list[Record] = pool.fingerprint([(d.text, None) for d in docs])
+    with open(path.with_suffix(".partial"), "wb") as handle:
+        pickle.dump(records, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    path.with_suffix(".partial").replace(path)
+    return records
 
 
 def main() -> None:

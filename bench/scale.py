@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import random
 import time
 import urllib.error
@@ -40,10 +39,9 @@ from typing import Any
 import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
-from bench.corpus import Doc, corpus_path, generate, read_corpus
+from bench.corpus import Doc, corpus_path, corpus_records, generate, read_corpus
 from bench.harness import Row, Served, elasticsearch, post_in_threads, serve, time_methods
 from bench.machine import describe, write_results
-from neardup.config import Settings
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
 from neardup.es.lookup import find_duplicates, hamming_filter, script_language
@@ -62,22 +60,6 @@ PLAIN = "bench-scale-plain"
 VECTORS = {"flat": "bench-scale-flat", "hnsw": "bench-scale-hnsw"}
 BATCH = 500
 BRUTE_QUERIES = 200
-
-
-def _records(docs: Sequence[Doc]) -> list[Record]:
-    """Fingerprints of the corpus, computed once (2 processes) and kept beside it."""
-    version = Fingerprinter.default().version
-    path = Settings.from_env().home / "bench" / f"records-{len(docs)}-{version}.pickle"
-    if path.exists():
-        with open(path, "rb") as handle:
-            cached: list[Record] = pickle.load(handle)
-            return cached
-    with FingerprintPool(2) as pool:
-        records: list[Record] = pool.fingerprint([(d.text, None) for d in docs])
-    with open(path.with_suffix(".partial"), "wb") as handle:
-        pickle.dump(records, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    path.with_suffix(".partial").replace(path)
-    return records
 
 
 def _number(doc_id: str) -> int:
@@ -268,7 +250,7 @@ def main() -> None:
     steps = [s for s in (100_000, 300_000) if s < n] + [n]
     t0 = time.perf_counter()
     docs = read_corpus(corpus_path(n))
-    records = _records(docs)
+    records = corpus_records(docs)
     fp_note = f"corpus and fingerprints ready in {time.perf_counter() - t0:.0f}s (cached after the first run)"
     texts, targets = _queries(docs, min(steps[0], n - ingest))
     with FingerprintPool(2) as pool:

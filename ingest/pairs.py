@@ -128,12 +128,10 @@ def top_pairs(
             if a.size:
                 parts.add(np.minimum(a, b), np.maximum(a, b))
         kept = [
-            _rank(parts.take(p), max(n, 1), p * docs_per_part, max_candidates, min_shared) for p in range(parts.count)
+            _rank(parts.take(p), parts.n, p * docs_per_part, max_candidates, min_shared) for p in range(parts.count)
         ]
     finally:
         parts.close()
-    if not kept:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    packed = np.concatenate([k[0] * np.int64(n) + k[1] for k in kept])
+    packed = np.concatenate([k[0] * np.int64(parts.n) + k[1] for k in kept])  # at least one partition
     packed.sort()
-    return packed // n, packed % n
+    return packed // parts.n, packed % parts.n

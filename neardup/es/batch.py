@@ -102,6 +102,10 @@ class BatchConfig:
         return self.verify if self.record is None else self.record.verify_config(self.verify)
 
 
+#: how long a scan's point in time outlives its last search
+_KEEP_ALIVE = "5m"
+
+
 class _SliceDone:
     """What a slice reader puts on the queue after its last page."""
 
@@ -113,15 +117,14 @@ def scan(
     source: list[str] | bool,
     slices: int,
     page_size: int,
-    keep_alive: str = "5m",
 ) -> Iterator[list[dict[str, Any]]]:
     """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads.
 
     Pages are handed over as they arrive, at most two per slice ahead of the consumer, so memory holds a
     few pages whatever the index size, and every slice searches again (which extends the point in time's
-    ``keep_alive``) while the consumer is still at work; a consumer slower than the whole read does not
+    keep-alive) while the consumer is still at work; a consumer slower than the whole read does not
     outlive the point in time. The point in time is closed in any case, even if it expired."""
-    pit = client.open_point_in_time(index=index, keep_alive=keep_alive)["id"]
+    pit = client.open_point_in_time(index=index, keep_alive=_KEEP_ALIVE)["id"]
     pages: queue.Queue[list[dict[str, Any]] | _SliceDone | BaseException] = queue.Queue(maxsize=2 * slices)
     stop = threading.Event()
 
@@ -141,7 +144,7 @@ def scan(
                     "query": query,
                     "size": page_size,
                     "_source": source,
-                    "pit": {"id": pit, "keep_alive": keep_alive},
+                    "pit": {"id": pit, "keep_alive": _KEEP_ALIVE},
                     "sort": [{"_shard_doc": "asc"}],
                 }
                 if slices > 1:
