@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["COMPONENT_NAME", "component_template", "index_template", "index_template_name", "neardup_fields"]
+__all__ = [
+    "COMPONENT_NAME",
+    "component_template",
+    "index_template",
+    "index_template_name",
+    "missing_fields",
+    "neardup_fields",
+]
 
 COMPONENT_NAME = "neardup-fields"
 
@@ -54,3 +62,23 @@ def neardup_fields() -> dict[str, dict[str, Any]]:
         "properties"
     ]
     return props
+
+
+def missing_fields(mapped: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ``neardup.*`` fields to add to an index whose ``neardup`` object already maps ``mapped``
+    (field name → its mapping, as Elasticsearch returns it).
+
+    A field is added when the index lacks it, or maps it as another type: Elasticsearch then refuses the
+    change and names the field. A field of the right type whose other parameters differ is left alone,
+    since those parameters cannot change on an existing index and neardup reads either (an index made by
+    an earlier release kept doc values on the block fields, which nothing reads).
+
+    >>> sorted(missing_fields({}))[:2]
+    ['b0', 'b1']
+    >>> fields = neardup_fields()
+    >>> "b0" in missing_fields({**fields, "b0": {"type": "keyword"}})
+    False
+    >>> missing_fields({**fields, "cluster": {"type": "text"}})
+    {'cluster': {'type': 'keyword'}}
+    """
+    return {name: spec for name, spec in neardup_fields().items() if mapped.get(name, {}).get("type") != spec["type"]}

@@ -204,12 +204,23 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
         client.cluster.put_component_template(name=mappings.COMPONENT_NAME, **mappings.component_template())
         client.indices.put_index_template(name=mappings.index_template_name(index), **mappings.index_template(index))
         if client.indices.exists(index=index):
-            props = mappings.component_template()["template"]["mappings"]["properties"]
-            client.indices.put_mapping(index=index, properties=props)
+            _add_missing_fields(client, index)
             return False
         return create_index(client, index)
     except ESConnectionError as exc:
         raise ESUnavailable(str(client.transport.node_pool.get().base_url), type(exc).__name__) from exc
+
+
+def _add_missing_fields(client: Elasticsearch, index: str) -> None:
+    """Map the neardup fields an existing ``index`` (or every index behind an alias) lacks; nothing is
+    sent when none is missing."""
+    missing: dict[str, Any] = {}
+    for found in client.indices.get_mapping(index=index).values():
+        root = found.get("mappings", {}).get("properties", {}).get(schema.ROOT, {})
+        missing |= mappings.missing_fields(root.get("properties", {}))
+    if missing:
+        root_mapping = mappings.component_template()["template"]["mappings"]["properties"][schema.ROOT]
+        client.indices.put_mapping(index=index, properties={schema.ROOT: root_mapping | {"properties": missing}})
 
 
 def create_index(client: Elasticsearch, index: str, index_mappings: dict[str, Any] | None = None) -> bool:

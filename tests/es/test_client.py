@@ -4,7 +4,7 @@ shipped; the per-index field configuration is cached."""
 from __future__ import annotations
 
 import pytest
-from elasticsearch import Elasticsearch
+from elasticsearch import ApiError, Elasticsearch
 
 from neardup import mappings
 from neardup.errors import UsageError
@@ -40,6 +40,31 @@ def test_setup_is_idempotent_and_prepares_existing_index(es: Elasticsearch, inde
     props = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]
     assert props["body"]["type"] == "text"
     assert props["neardup"]["properties"]["cluster"]["type"] == "keyword"
+
+
+def test_block_fields_have_no_doc_values_and_an_older_index_keeps_its_own(es: Elasticsearch, index_name: str) -> None:
+    setup_index(es, index_name)
+    got = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]["neardup"]["properties"]
+    assert got["b0"]["doc_values"] is False
+    # an index made before: block fields with doc values, and no `exact` field yet
+    older = {k: v for k, v in mappings.neardup_fields().items() if k != "exact"}
+    older |= {b: {"type": "keyword"} for b in ("b0", "b1", "b2", "b3")}
+    es.indices.create(index=f"{index_name}-old", mappings={"properties": {"neardup": {"properties": older}}})
+    try:
+        assert setup_index(es, f"{index_name}-old") is False
+        props = es.indices.get_mapping(index=f"{index_name}-old")[f"{index_name}-old"]["mappings"]["properties"]
+        assert props["neardup"]["properties"]["exact"]["type"] == "keyword"
+        assert "doc_values" not in props["neardup"]["properties"]["b0"]
+    finally:
+        es.indices.delete(index=f"{index_name}-old")
+
+
+def test_a_neardup_field_of_another_type_is_refused_by_name(es: Elasticsearch, index_name: str) -> None:
+    es.indices.create(
+        index=index_name, mappings={"properties": {"neardup": {"properties": {"cluster": {"type": "text"}}}}}
+    )
+    with pytest.raises(ApiError, match="cluster"):
+        setup_index(es, index_name)
 
 
 def test_strict_neardup_object_rejects_unknown_fields(es: Elasticsearch, index_name: str) -> None:
