@@ -1,5 +1,6 @@
 package io.neardup.fingerprint;
 
+import io.neardup.text.Lexicon;
 import io.neardup.text.Normalize;
 import io.neardup.text.PreciseCut;
 import io.neardup.text.PyChars;
@@ -36,7 +37,8 @@ public final class Fingerprinter {
         config.sentenceEnd().codePoints().forEach(cp -> drop.add(new String(Character.toChars(cp))));
         drop.add(" ");
         this.dropped = Set.copyOf(drop);
-        this.weights = new Weights(config, IdfTable.load(), tags::tag);
+        Lexicon lexicon = Lexicon.shared();
+        this.weights = new Weights(config, IdfTable.load(lexicon), tags, lexicon);
     }
 
     /** The one instance: its tables load from the plugin's resources on first use (a few seconds). */
@@ -77,7 +79,7 @@ public final class Fingerprinter {
             ? new HashSet<>(segment(normalize(title)))
             : Set.of();
         String chars = Normalize.contentChars(normalized);
-        Map<String, Double> w = weights.weigh(words, titleWords);
+        Features w = weights.weigh(words, titleWords);
         boolean ok = chars.codePointCount(0, chars.length()) >= config.minChars() && w.size() >= config.minFeatures();
         long[] fps = ok ? SimHash.fingerprints(w, config.seeds(), config.weightUnitBits()) : new long[0];
 

@@ -1,5 +1,6 @@
 package io.neardup.fingerprint;
 
+import io.neardup.text.Lexicon;
 import io.neardup.text.PyChars;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -13,20 +14,40 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Word to inverse document frequency, unknown words at the median ({@code IdfTable} in {@code ingest/weights.py}). */
+/**
+ * Word to inverse document frequency, unknown words at the median ({@code IdfTable} in {@code ingest/weights.py}).
+ *
+ * <p>Most words of the table are keys of jieba's dictionary, so the value of every key (the median for a key
+ * the table lacks) sits in an array indexed by {@link Lexicon#key}: the caller walks the trie once per word
+ * for both its tag and its IDF. Only the table's other words stay in a map.
+ */
 public final class IdfTable {
-    private final Map<String, Double> values;
+    private final Lexicon lexicon;
+    private final double[] byKey;
+    private final Map<String, Double> others;
     private final double median;
 
-    IdfTable(Map<String, Double> values) {
-        this.values = values;
+    IdfTable(Map<String, Double> values, Lexicon lexicon) {
         double[] ordered = values.values().stream().mapToDouble(Double::doubleValue).toArray();
         Arrays.sort(ordered);
         this.median = ordered.length == 0 ? 1.0 : ordered[ordered.length / 2];
+        this.lexicon = lexicon;
+        this.byKey = new double[lexicon.size()];
+        Arrays.fill(byKey, median);
+        Map<String, Double> rest = new HashMap<>();
+        for (Map.Entry<String, Double> e : values.entrySet()) {
+            int key = lexicon.key(e.getKey());
+            if (key != Lexicon.NONE) {
+                byKey[key] = e.getValue();
+            } else {
+                rest.put(e.getKey(), e.getValue());
+            }
+        }
+        this.others = Map.copyOf(rest);
     }
 
-    /** The table packed into the plugin ({@code jieba/analyse/idf.txt}). */
-    public static IdfTable load() {
+    /** The table packed into the plugin ({@code jieba/analyse/idf.txt}), keyed by the dictionary's {@link Lexicon}. */
+    public static IdfTable load(Lexicon lexicon) {
         String resource = "/io/neardup/data/fingerprint/idf.txt";
         try (InputStream in = IdfTable.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -41,7 +62,7 @@ public final class IdfTable {
                     values.put(parts.get(0), Double.parseDouble(parts.get(1)));
                 }
             }
-            return new IdfTable(values);
+            return new IdfTable(values, lexicon);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -70,7 +91,15 @@ public final class IdfTable {
     }
 
     public double get(String word) {
-        Double v = values.get(word);
+        return get(word, lexicon.key(word));
+    }
+
+    /** {@link #get(String)} for a caller that already has {@code word}'s {@link Lexicon#key}. */
+    public double get(String word, int key) {
+        if (key != Lexicon.NONE) {
+            return byKey[key];
+        }
+        Double v = others.get(word);
         return v == null ? median : v;
     }
 }

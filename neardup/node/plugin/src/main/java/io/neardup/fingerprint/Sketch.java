@@ -15,7 +15,7 @@ public final class Sketch {
 
     /** The sorted distinct sketch values of {@code chars}, each an unsigned 32-bit value in a long. */
     public static long[] of(String chars) {
-        int[] codes = chars.codePoints().toArray();
+        int[] codes = codePoints(chars);
         if (codes.length == 0) {
             return new long[0];
         }
@@ -31,13 +31,52 @@ public final class Sketch {
             }
             mixed[i] = Hashes.splitmix64(gram) >>> 32;
         }
-        Arrays.sort(mixed);
-        long[] out = new long[Math.min(n, SIZE)];
-        int size = 0;
-        for (int i = 0; i < n && size < SIZE; i++) {
-            if (i == 0 || mixed[i] != mixed[i - 1]) {
-                out[size++] = mixed[i];
+        // filtering pays once the values are several times more than the sketch keeps
+        if (n > 4 * SIZE) {
+            long[] low = smallest(below(mixed, (2L * SIZE << 32) / n));
+            if (low.length == SIZE) {
+                return low;
             }
+        }
+        return smallest(mixed);
+    }
+
+    /**
+     * The values under {@code bound}. The hashed shingles spread evenly over the 32 bits, so a bound at about
+     * twice {@link #SIZE} expected values almost always keeps {@link #SIZE} distinct ones; when it does, they
+     * are the sketch of all the values, and sorting them alone is much cheaper than sorting every value.
+     */
+    private static long[] below(long[] values, long bound) {
+        long[] out = new long[values.length];
+        int size = 0;
+        for (long v : values) {
+            if (v < bound) {
+                out[size++] = v;
+            }
+        }
+        return Arrays.copyOf(out, size);
+    }
+
+    /** The {@link #SIZE} smallest distinct {@code values} (all if fewer), ascending; sorts {@code values}. */
+    private static long[] smallest(long[] values) {
+        Arrays.sort(values);
+        long[] out = new long[Math.min(values.length, SIZE)];
+        int size = 0;
+        for (int i = 0; i < values.length && size < SIZE; i++) {
+            if (i == 0 || values[i] != values[i - 1]) {
+                out[size++] = values[i];
+            }
+        }
+        return Arrays.copyOf(out, size);
+    }
+
+    private static int[] codePoints(String text) {
+        int[] out = new int[text.length()];
+        int size = 0;
+        for (int i = 0; i < text.length(); ) {
+            int cp = text.codePointAt(i);
+            out[size++] = cp;
+            i += Character.charCount(cp);
         }
         return Arrays.copyOf(out, size);
     }

@@ -1,10 +1,11 @@
 package io.neardup.fingerprint;
 
-import java.util.LinkedHashMap;
+import io.neardup.text.Lexicon;
+import io.neardup.text.Tags;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Feature weights {@code tf · idf · pos · length · title} ({@code weigh} in {@code ingest/weights.py}), with the
@@ -13,39 +14,50 @@ import java.util.function.Function;
 public final class Weights {
     private final FingerprintConfig config;
     private final IdfTable idf;
-    private final Function<String, String> tag;
+    private final Tags tags;
+    private final Lexicon lexicon;
+    /** The part-of-speech factor of each tag met so far: a few dozen tags, each looked up for every word. */
+    private final Map<String, Double> posFactors = new ConcurrentHashMap<>();
 
-    public Weights(FingerprintConfig config, IdfTable idf, Function<String, String> tag) {
+    public Weights(FingerprintConfig config, IdfTable idf, Tags tags, Lexicon lexicon) {
         this.config = config;
         this.idf = idf;
-        this.tag = tag;
+        this.tags = tags;
+        this.lexicon = lexicon;
     }
 
     /** idf · pos · length: the part of a weight that depends on the word alone ({@code _word_factor}). */
     double wordFactor(String word) {
-        double w = config.idf() ? idf.get(word) : 1.0;
+        int key = lexicon.key(word);
+        double w = config.idf() ? idf.get(word, key) : 1.0;
         if (config.pos()) {
-            w *= config.posFactor(tag.apply(word));
+            w *= posFactor(tags.tag(word, key));
         }
         return w * config.lengthFactor(word.codePointCount(0, word.length()));
     }
 
+    private double posFactor(String tag) {
+        Double factor = posFactors.get(tag);
+        return factor != null ? factor : posFactors.computeIfAbsent(tag, config::posFactor);
+    }
+
     /** The weight of every distinct word of one document ({@code words} in text order, repeats counted). */
-    public Map<String, Double> weigh(List<String> words, Set<String> titleWords) {
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        for (String w : words) {
-            counts.merge(w, 1, Integer::sum);
-        }
-        Map<String, Double> weights = new LinkedHashMap<>(counts.size() * 2);
-        for (Map.Entry<String, Integer> e : counts.entrySet()) {
-            double factor = wordFactor(e.getKey());
-            weights.put(e.getKey(), config.tf() ? factor * e.getValue() : factor);
+    public Features weigh(List<String> words, Set<String> titleWords) {
+        WordCounts counts = new WordCounts(words);
+        int n = counts.size();
+        double[] weights = new double[n];
+        for (int i = 0; i < n; i++) {
+            double factor = wordFactor(counts.word(i));
+            weights[i] = config.tf() ? factor * counts.count(i) : factor;
         }
         if (config.title()) {
             for (String t : titleWords) {
-                weights.computeIfPresent(t, (k, v) -> v * config.titleFactor());
+                int at = counts.indexOf(t);
+                if (at >= 0) {
+                    weights[at] = weights[at] * config.titleFactor();
+                }
             }
         }
-        return weights;
+        return new Features(counts.words(), weights);
     }
 }

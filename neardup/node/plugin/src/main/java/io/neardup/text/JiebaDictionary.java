@@ -54,6 +54,11 @@ final class JiebaDictionary {
         return Holder.SHARED;
     }
 
+    /** The number of nodes, the root included. */
+    int size() {
+        return label.length;
+    }
+
     /** The node of {@code node}'s key followed by {@code c}, or {@link #NONE}. */
     int child(int node, char c) {
         if (node == ROOT) {

@@ -19,21 +19,39 @@ public final class Normalize {
 
     /** {@code normalize(text, fold=False)}: {@code re.sub(r"\s+", " ", NFKC(text).lower()).strip()}. */
     public static String normalize(String text) {
-        return collapseSpace(PyCase.lower(NFKC.normalize(text)));
+        return collapseSpace(PyCase.lower(nfkc(text)));
+    }
+
+    /**
+     * {@code NFKC.normalize(text)}, the way ICU advises when most text is normalised already: the prefix that
+     * passes the quick check is kept as it is (the whole text, usually, with no copy), and only the rest is
+     * normalised and appended at that boundary.
+     */
+    private static String nfkc(String text) {
+        int span = NFKC.spanQuickCheckYes(text);
+        if (span == text.length()) {
+            return text;
+        }
+        StringBuilder out = new StringBuilder(text.length() + 16).append(text, 0, span);
+        return NFKC.normalizeSecondAndAppend(out, text.subSequence(span, text.length())).toString();
     }
 
     /** {@code content_chars(normalized)}: {@code re.sub(r"[\W_]+", "", normalized)}, the letters and digits. */
     public static String contentChars(String normalized) {
-        StringBuilder out = new StringBuilder(normalized.length());
-        for (int i = 0; i < normalized.length(); ) {
+        int n = normalized.length();
+        char[] out = new char[n];
+        int size = 0;
+        for (int i = 0; i < n; ) {
             int cp = normalized.codePointAt(i);
             int next = i + Character.charCount(cp);
             if (PyChars.isAlnum(cp)) {
-                out.append(normalized, i, next);
+                for (int j = i; j < next; j++) {
+                    out[size++] = normalized.charAt(j);
+                }
             }
             i = next;
         }
-        return out.toString();
+        return new String(out, 0, size);
     }
 
     /**
@@ -58,22 +76,26 @@ public final class Normalize {
      * spaces, so stripping just drops a leading and a trailing one.
      */
     private static String collapseSpace(String text) {
-        StringBuilder out = new StringBuilder(text.length());
+        int n = text.length();
+        char[] out = new char[n];
+        int size = 0;
         boolean pendingSpace = false;
-        for (int i = 0; i < text.length(); ) {
+        for (int i = 0; i < n; ) {
             int cp = text.codePointAt(i);
             int next = i + Character.charCount(cp);
             if (PyChars.isSpace(cp)) {
-                pendingSpace = out.length() > 0;
+                pendingSpace = size > 0;
             } else {
                 if (pendingSpace) {
-                    out.append(' ');
+                    out[size++] = ' ';
                     pendingSpace = false;
                 }
-                out.append(text, i, next);
+                for (int j = i; j < next; j++) {
+                    out[size++] = text.charAt(j);
+                }
             }
             i = next;
         }
-        return out.toString();
+        return new String(out, 0, size);
     }
 }

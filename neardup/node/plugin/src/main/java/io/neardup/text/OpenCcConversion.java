@@ -49,34 +49,35 @@ final class OpenCcConversion {
         candidates.set(IdeographicDescription.FIRST_OPERATOR, IdeographicDescription.LAST_OPERATOR + 1);
     }
 
-    /** The converted {@code text}, which must be well-formed UTF-16 (no lone surrogates). */
+    /**
+     * The converted {@code text}, which must be well-formed UTF-16 (no lone surrogates). Only matches change
+     * the text, so the output is built from the first match on, and a text without one comes back as it is.
+     */
     String apply(String text) {
         int n = text.length();
-        StringBuilder out = new StringBuilder(n + n / 8);
+        StringBuilder out = null;
+        int copied = 0; // text[0, copied) is in out
         int i = 0;
         while (i < n) {
             int cp = text.codePointAt(i);
             if (!candidates.get(cp)) {
-                int j = i + Character.charCount(cp);
-                while (j < n && !candidates.get(cp = text.codePointAt(j))) {
-                    j += Character.charCount(cp);
-                }
-                out.append(text, i, j);
-                i = j;
+                i += Character.charCount(cp);
                 continue;
             }
             OpenCcDict.Node match = match(text, i);
             if (match != null) {
-                out.append(match.value());
+                if (out == null) {
+                    out = new StringBuilder(n + n / 8);
+                }
+                out.append(text, copied, i).append(match.value());
                 i += match.keyLength();
+                copied = i;
                 continue;
             }
             int ids = IdeographicDescription.sequenceLength(text, i);
-            int length = ids > 0 ? ids : Character.charCount(cp);
-            out.append(text, i, i + length);
-            i += length;
+            i += ids > 0 ? ids : Character.charCount(cp);
         }
-        return out.toString();
+        return out == null ? text : out.append(text, copied, n).toString();
     }
 
     private OpenCcDict.Node match(String text, int at) {

@@ -1,6 +1,7 @@
 package io.neardup.text;
 
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -21,11 +22,19 @@ final class OpenCcDict {
     private final String name;
     private final Node root;
     private final int[] firstCodePoints;
+    /**
+     * The chars a key starts with (the root's labels) as a bitmap: most positions a conversion looks up start
+     * no key of most of its dictionaries, and this answers that without a search of a few thousand labels.
+     */
+    private final BitSet firstChars = new BitSet();
 
     private OpenCcDict(String name, Node root, int[] firstCodePoints) {
         this.name = name;
         this.root = root;
         this.firstCodePoints = firstCodePoints;
+        for (char c : root.labels) {
+            firstChars.set(c);
+        }
     }
 
     /** A dictionary of {@code entries} (key to the value OpenCC outputs), named for error messages. */
@@ -63,6 +72,9 @@ final class OpenCcDict {
      * The entry's {@link Node#keyLength()} says how many chars it covers.
      */
     Node longestPrefix(CharSequence text, int start) {
+        if (start >= text.length() || !firstChars.get(text.charAt(start))) {
+            return null;
+        }
         Node node = root;
         Node best = null;
         for (int i = start, n = text.length(); i < n; i++) {

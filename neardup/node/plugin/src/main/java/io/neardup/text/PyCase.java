@@ -3,6 +3,7 @@ package io.neardup.text;
 import com.ibm.icu.lang.UCharacter;
 import com.ibm.icu.lang.UProperty;
 import com.ibm.icu.util.ULocale;
+import java.util.BitSet;
 
 /**
  * Python's {@code str.lower()}, by code point, over ICU4J 70 (Unicode 14.0, Python 3.11's tables).
@@ -20,6 +21,20 @@ public final class PyCase {
     private static final char SMALL_SIGMA = '\u03C3';
     private static final char FINAL_SIGMA = '\u03C2';
 
+    /**
+     * The BMP code points whose simple lowercase mapping is another character, worked out once from ICU:
+     * lowercasing asks it of every character, and almost none of a Chinese text has a case.
+     */
+    private static final BitSet BMP_CHANGES = new BitSet(0x10000);
+
+    static {
+        for (int cp = 0; cp < 0x10000; cp++) {
+            if (UCharacter.toLowerCase(cp) != cp) {
+                BMP_CHANGES.set(cp);
+            }
+        }
+    }
+
     /** {@code text.lower()}; returns {@code text} itself when nothing changes. */
     public static String lower(String text) {
         int n = text.length();
@@ -27,16 +42,15 @@ public final class PyCase {
         for (int i = 0; i < n; ) {
             int cp = text.codePointAt(i);
             int next = i + Character.charCount(cp);
-            int simple = cp < 0x80 ? (cp >= 'A' && cp <= 'Z' ? cp + ('a' - 'A') : cp) : UCharacter.toLowerCase(cp);
             // every full lowercase mapping of Unicode 14 that differs from the character also has a simple
             // mapping, so an unchanged simple mapping means an unchanged character (the exhaustive parity test
             // checks this for every code point)
-            if (simple != cp) {
+            if (cp < 0x10000 ? BMP_CHANGES.get(cp) : UCharacter.toLowerCase(cp) != cp) {
                 if (out == null) {
                     out = new StringBuilder(n + 16).append(text, 0, i);
                 }
                 if (cp < 0x80) {
-                    out.append((char) simple);
+                    out.append((char) (cp + ('a' - 'A')));
                 } else if (cp == CAPITAL_SIGMA) {
                     out.append(isFinalSigma(text, i, next) ? FINAL_SIGMA : SMALL_SIGMA);
                 } else {

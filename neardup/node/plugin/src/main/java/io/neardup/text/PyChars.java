@@ -48,6 +48,20 @@ public final class PyChars {
         CATEGORY[UCharacterCategory.FINAL_PUNCTUATION] = "Pf";
     }
 
+    private static final byte SPACE = 1;
+    private static final byte ALNUM = 2;
+    /**
+     * {@link #isSpace} and {@link #isAlnum} of every BMP code point, worked out once from the same ICU
+     * properties: the pipeline asks them of every character of every text.
+     */
+    private static final byte[] BMP = new byte[0x10000];
+
+    static {
+        for (int cp = 0; cp < BMP.length; cp++) {
+            BMP[cp] = (byte) ((spaceProperty(cp) ? SPACE : 0) | (alnumProperty(cp) ? ALNUM : 0));
+        }
+    }
+
     /** {@code unicodedata.category(chr(cp))}. */
     public static String category(int cp) {
         return CATEGORY[UCharacter.getType(cp)];
@@ -55,6 +69,10 @@ public final class PyChars {
 
     /** {@code chr(cp).isspace()}: bidirectional class WS, B or S, or category Zs. */
     public static boolean isSpace(int cp) {
+        return cp < BMP.length ? (BMP[cp] & SPACE) != 0 : spaceProperty(cp);
+    }
+
+    private static boolean spaceProperty(int cp) {
         int dir = UCharacter.getDirection(cp);
         return dir == UCharacterDirection.WHITE_SPACE_NEUTRAL
             || dir == UCharacterDirection.BLOCK_SEPARATOR
@@ -64,6 +82,10 @@ public final class PyChars {
 
     /** {@code chr(cp).isalnum()}: a letter (L*), or a character with any numeric type (decimal, digit, numeric). */
     public static boolean isAlnum(int cp) {
+        return cp < BMP.length ? (BMP[cp] & ALNUM) != 0 : alnumProperty(cp);
+    }
+
+    private static boolean alnumProperty(int cp) {
         int type = UCharacter.getType(cp);
         return switch (type) {
             case UCharacterCategory.UPPERCASE_LETTER, UCharacterCategory.LOWERCASE_LETTER,

@@ -11,13 +11,13 @@ package io.neardup.text;
  */
 public final class Tags {
     private static final class Holder {
-        static final Tags SHARED = new Tags(JiebaDictionary.shared());
+        static final Tags SHARED = new Tags(Lexicon.shared());
     }
 
-    private final JiebaDictionary dictionary;
+    private final Lexicon lexicon;
 
-    private Tags(JiebaDictionary dictionary) {
-        this.dictionary = dictionary;
+    private Tags(Lexicon lexicon) {
+        this.lexicon = lexicon;
     }
 
     /** The tags of the dictionary exported with the plugin, loaded on first use. */
@@ -27,7 +27,12 @@ public final class Tags {
 
     /** The tag of {@code word}: jieba's dictionary tag, or one guessed from its shape. */
     public String tag(String word) {
-        String tag = dictionary.tag(dictionary.find(word, 0, word.length()));
+        return tag(word, lexicon.key(word));
+    }
+
+    /** {@link #tag(String)} for a caller that already has {@code word}'s {@link Lexicon#key}. */
+    public String tag(String word, int key) {
+        String tag = lexicon.tag(key);
         return tag != null ? tag : guess(word);
     }
 
