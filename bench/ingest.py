@@ -1,4 +1,4 @@
-"""Ingest speed: the same documents written five ways, in the same run, against the same node.
+"""Ingest speed: the same documents written six ways, in the same run, against the same node.
 
 - plain ``helpers.bulk`` (no pipeline): what Elasticsearch does on its own;
 - plain bulk of the documents with their ``neardup.*`` fields computed beforehand in Python (not timed): what
@@ -7,7 +7,8 @@
 - bulk through the ``neardup-flag`` pipeline (``"flag": true``): fingerprints and cluster assignment inside
   Elasticsearch; its clusters are compared with the service's (pairwise precision / recall against the planted
   reprints, and how many sampled documents got the very cluster the service gave them);
-- the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers).
+- the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers), fingerprinting in Python and
+  with ``NEARDUP_FINGERPRINT_IN_ES=true`` (one ``_simulate`` of the ``neardup`` pipeline per batch).
 
 Every row writes into a fresh index with the neardup mapping, with 2 client threads and batches of 500,
 and ends with a refresh (counted); each starts once the node has no merge running. Then the
@@ -203,10 +204,19 @@ def main() -> None:
                 f"peak worker RSS {rss / 2**20:.0f} MiB",
             )
         )
+        with serve(url, workers=2, fingerprint_in_es="true") as served:
+            in_es, rss = _service(client, served, "bench-ingest-service-es", docs)
+        rows.append(
+            (
+                "the service with `NEARDUP_FINGERPRINT_IN_ES=true` (the processor fingerprints, the service flags)",
+                in_es,
+                f"peak worker RSS {rss / 2**20:.0f} MiB",
+            )
+        )
         flagging = _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
         compared = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
         rows.append(("bulk with `pipeline=neardup-flag` (fingerprints + flagging)", flagging, compared))
-        for row in ("plain", "prepared", "pipeline", "service", "flag"):
+        for row in ("plain", "prepared", "pipeline", "service", "service-es", "flag"):
             client.indices.delete(index=f"bench-ingest-{row}", ignore_unavailable=True)
 
     texts = [a.text for a in load_peoples_daily()]
