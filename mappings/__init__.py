@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "COMPONENT_NAME",
+    "DEFAULT_PIPELINE_SETTING",
     "component_template",
     "index_template",
     "index_template_name",
@@ -26,6 +27,9 @@ __all__ = [
 ]
 
 COMPONENT_NAME = "neardup-fields"
+#: the index setting naming the pipeline a write runs when it names none
+DEFAULT_PIPELINE_SETTING = "index.default_pipeline"
+_COMPONENT_FILE = "neardup-fields.component.json"
 
 
 @cache
@@ -37,13 +41,21 @@ def _load(name: str) -> dict[str, Any]:
 
 def component_template() -> dict[str, Any]:
     """The component template body (a fresh copy the caller may change)."""
-    return copy.deepcopy(_load("neardup-fields.component.json"))
+    return copy.deepcopy(_load(_COMPONENT_FILE))
 
 
-def index_template(index: str) -> dict[str, Any]:
-    """The index template body that applies the neardup fields to exactly ``index``."""
+def index_template(index: str, default_pipeline: str | None = None) -> dict[str, Any]:
+    """The index template body that applies the neardup fields to exactly ``index``; with
+    ``default_pipeline``, an index created from it (say, by a bulk write after the index was deleted) runs
+    that pipeline as the index it replaces did.
+
+    >>> index_template("news", "neardup")["template"]["settings"]
+    {'index.default_pipeline': 'neardup'}
+    """
     body = copy.deepcopy(_load("neardup-index.template.json"))
     body["index_patterns"] = [index]
+    if default_pipeline is not None:
+        body["template"]["settings"] = {DEFAULT_PIPELINE_SETTING: default_pipeline}
     return body
 
 
@@ -64,14 +76,13 @@ def neardup_fields() -> dict[str, dict[str, Any]]:
     return props
 
 
-def missing_fields(mapped: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The ``neardup.*`` fields to add to an index whose ``neardup`` object already maps ``mapped``
-    (field name → its mapping, as Elasticsearch returns it).
-
-    A field is added when the index lacks it, or maps it as another type: Elasticsearch then refuses the
-    change and names the field. A field of the right type whose other parameters differ is left alone,
-    since those parameters cannot change on an existing index and neardup reads either (an index made by
-    an earlier release kept doc values on the block fields, which nothing reads).
+def missing_fields(mapped: Mapping[str, Any], doc_values: bool = True) -> dict[str, dict[str, Any]]:
+    """The ``neardup.*`` fields to put on an index whose ``neardup`` object maps ``mapped`` already (field
+    name → its mapping, as Elasticsearch returns it): those it lacks, maps as another type, or (with
+    ``doc_values``) maps without the doc values neardup reads. Elasticsearch refuses the last two, naming
+    the field. Doc values the index has and neardup ships without (the block fields: their terms are
+    searched, their doc values never read) are no reason: that parameter cannot change on an existing
+    index, and the extra doc values do no harm.
 
     >>> sorted(missing_fields({}))[:2]
     ['b0', 'b1']
@@ -80,5 +91,20 @@ def missing_fields(mapped: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     False
     >>> missing_fields({**fields, "cluster": {"type": "text"}})
     {'cluster': {'type': 'keyword'}}
+    >>> missing_fields({**fields, "fingerprint": {"type": "long", "doc_values": False}})
+    {'fingerprint': {'type': 'long'}}
     """
-    return {name: spec for name, spec in neardup_fields().items() if mapped.get(name, {}).get("type") != spec["type"]}
+    shipped: dict[str, dict[str, Any]] = _load(_COMPONENT_FILE)["template"]["mappings"]["properties"]["neardup"][
+        "properties"
+    ]  # read, never changed: this runs for every request the service answers
+    return {
+        name: copy.deepcopy(spec)
+        for name, spec in shipped.items()
+        if (got := mapped.get(name) or {}).get("type") != spec["type"]
+        or (doc_values and _has_doc_values(spec) and not _has_doc_values(got))
+    }
+
+
+def _has_doc_values(spec: Mapping[str, Any]) -> bool:
+    """Whether a field of this mapping keeps doc values (Elasticsearch's default: all but ``binary``)."""
+    return bool(spec.get("doc_values", spec.get("type") != "binary"))

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from functools import cache
 from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError
@@ -31,6 +30,7 @@ __all__ = [
     "es_hosts",
     "index_allowed",
     "inspect_index",
+    "install_index_template",
     "is_internal_index",
     "make_client",
     "read_index_meta",
@@ -121,20 +121,16 @@ NO_NEARDUP_FIELDS = "has no neardup fields"
 _MAPPED_TYPES = f"*.mappings.properties.{schema.ROOT}.properties.*.type"
 
 
-@cache
-def _expected_types() -> tuple[tuple[str, str], ...]:
-    return tuple((name, str(spec["type"])) for name, spec in mappings.neardup_fields().items())
-
-
 def _fields_problem(index_mapping: dict[str, Any]) -> tuple[str, bool]:
     """What is wrong with one index's neardup fields, from its mapping (only their types): "" if nothing;
     and whether a field has another type."""
     mapped = index_mapping.get("mappings", {}).get("properties", {}).get(schema.ROOT, {}).get("properties", {})
-    for name, kind in _expected_types():
-        got = (mapped.get(name) or {}).get("type", kind)
-        if got != kind:
-            return f"maps {schema.path(name)} as {got}, not {kind}", True
-    missing = [schema.path(name) for name, _ in _expected_types() if "type" not in (mapped.get(name) or {})]
+    wrong = mappings.missing_fields(mapped, doc_values=False)
+    for name, spec in wrong.items():
+        got = (mapped.get(name) or {}).get("type")
+        if got is not None:
+            return f"maps {schema.path(name)} as {got}, not {spec['type']}", True
+    missing = [schema.path(name) for name in wrong]
     return (f"does not map {', '.join(missing)}" if missing else ""), False
 
 
@@ -202,7 +198,7 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
     validate_index_name(index)
     try:
         client.cluster.put_component_template(name=mappings.COMPONENT_NAME, **mappings.component_template())
-        client.indices.put_index_template(name=mappings.index_template_name(index), **mappings.index_template(index))
+        install_index_template(client, index)
         if client.indices.exists(index=index):
             _add_missing_fields(client, index)
             return False
@@ -211,16 +207,28 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
         raise ESUnavailable(str(client.transport.node_pool.get().base_url), type(exc).__name__) from exc
 
 
+def install_index_template(client: Elasticsearch, index: str, default_pipeline: str | None = None) -> None:
+    """Put the index template of ``index`` (:func:`neardup.mappings.index_template`); without
+    ``default_pipeline``, the one the installed template names (if any) is kept, so that setting ``index``
+    up again does not take away what ``neardup setup --pipeline`` gave it."""
+    name = mappings.index_template_name(index)
+    if default_pipeline is None:
+        found = client.options(ignore_status=404).indices.get_index_template(name=name).body
+        for entry in found.get("index_templates", []):
+            settings = entry["index_template"].get("template", {}).get("settings", {})
+            default_pipeline = settings.get("index", {}).get("default_pipeline")
+    client.indices.put_index_template(name=name, **mappings.index_template(index, default_pipeline))
+
+
 def _add_missing_fields(client: Elasticsearch, index: str) -> None:
-    """Map the neardup fields an existing ``index`` (or every index behind an alias) lacks; nothing is
-    sent when none is missing."""
-    missing: dict[str, Any] = {}
-    for found in client.indices.get_mapping(index=index).values():
+    """Map the neardup fields an existing ``index`` (or each index behind an alias) lacks, one index at a
+    time (what one lacks may be mapped otherwise in another); an index with all of them, strict, is left as it is."""
+    root_mapping = mappings.component_template()["template"]["mappings"]["properties"][schema.ROOT]
+    for name, found in client.indices.get_mapping(index=index).items():
         root = found.get("mappings", {}).get("properties", {}).get(schema.ROOT, {})
-        missing |= mappings.missing_fields(root.get("properties", {}))
-    if missing:
-        root_mapping = mappings.component_template()["template"]["mappings"]["properties"][schema.ROOT]
-        client.indices.put_mapping(index=index, properties={schema.ROOT: root_mapping | {"properties": missing}})
+        missing = mappings.missing_fields(root.get("properties", {}))
+        if missing or root.get("dynamic") != root_mapping["dynamic"]:
+            client.indices.put_mapping(index=name, properties={schema.ROOT: root_mapping | {"properties": missing}})
 
 
 def create_index(client: Elasticsearch, index: str, index_mappings: dict[str, Any] | None = None) -> bool:

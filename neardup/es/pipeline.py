@@ -30,9 +30,9 @@ from elasticsearch import BadRequestError, Elasticsearch
 from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed, NeardupError, UsageError
 from neardup.ingest.fingerprint import Record
-from neardup.mappings import schema
+from neardup.mappings import DEFAULT_PIPELINE_SETTING, schema
 
-from .client import read_record_config, validate_index_name
+from .client import install_index_template, read_record_config, validate_index_name
 from .documents import DocumentFields
 
 __all__ = [
@@ -60,7 +60,6 @@ PROCESSOR = "neardup"
 NO_PIPELINE = "_none"
 #: bumped when the body changes, so ``GET _ingest/pipeline`` tells an old definition from the current one
 PIPELINE_VERSION = 2
-_DEFAULT_PIPELINE = "index.default_pipeline"
 
 
 class PluginMissing(NeardupError):
@@ -195,15 +194,17 @@ def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settin
 
 
 def use_pipeline(client: Elasticsearch, index: str, flag: bool = False) -> None:
-    """Make the pipeline ``index``'s ``index.default_pipeline``: a write to it that names no pipeline runs it."""
-    client.indices.put_settings(index=index, settings={_DEFAULT_PIPELINE: pipeline_id(flag)})
+    """Make the pipeline ``index``'s ``index.default_pipeline``: a write to it that names no pipeline runs it.
+    Its index template names it too, so an ``index`` created again from the template runs it as well."""
+    install_index_template(client, index, pipeline_id(flag))
+    client.indices.put_settings(index=index, settings={DEFAULT_PIPELINE_SETTING: pipeline_id(flag)})
 
 
 def _other_default_pipelines(client: Elasticsearch, index: str) -> list[str]:
     if not client.indices.exists(index=index):
         return []
-    found = client.indices.get_settings(index=index, name=_DEFAULT_PIPELINE, flat_settings=True).body
-    names = {s.get("settings", {}).get(_DEFAULT_PIPELINE) for s in found.values()}
+    found = client.indices.get_settings(index=index, name=DEFAULT_PIPELINE_SETTING, flat_settings=True).body
+    names = {s.get("settings", {}).get(DEFAULT_PIPELINE_SETTING) for s in found.values()}
     return sorted(n for n in names if n and n not in {PIPELINE_ID, FLAG_PIPELINE_ID, NO_PIPELINE})
 
 

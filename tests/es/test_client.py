@@ -3,12 +3,15 @@ shipped; the per-index field configuration is cached."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from elasticsearch import ApiError, Elasticsearch
 
 from neardup import mappings
 from neardup.errors import UsageError
 from neardup.es.client import RecordConfigs, setup_index, write_record_config
+from neardup.mappings import schema
 
 pytestmark = pytest.mark.es
 
@@ -42,28 +45,37 @@ def test_setup_is_idempotent_and_prepares_existing_index(es: Elasticsearch, inde
     assert props["neardup"]["properties"]["cluster"]["type"] == "keyword"
 
 
+def _neardup_mapping(es: Elasticsearch, index: str) -> dict[str, Any]:
+    props: dict[str, Any] = es.indices.get_mapping(index=index)[index]["mappings"]["properties"][schema.ROOT]
+    return props
+
+
 def test_block_fields_have_no_doc_values_and_an_older_index_keeps_its_own(es: Elasticsearch, index_name: str) -> None:
     setup_index(es, index_name)
-    got = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["properties"]["neardup"]["properties"]
-    assert got["b0"]["doc_values"] is False
-    # an index made before: block fields with doc values, and no `exact` field yet
-    older = {k: v for k, v in mappings.neardup_fields().items() if k != "exact"}
-    older |= {b: {"type": "keyword"} for b in ("b0", "b1", "b2", "b3")}
-    es.indices.create(index=f"{index_name}-old", mappings={"properties": {"neardup": {"properties": older}}})
+    assert _neardup_mapping(es, index_name)["properties"][schema.BLOCKS[0]]["doc_values"] is False
+    # an index mapped before: block fields with doc values, no `exact` field, not strict; and a plain index,
+    # both behind one alias (what one of them lacks is not what the other lacks)
+    older = {k: v for k, v in mappings.neardup_fields().items() if k != schema.EXACT}
+    older |= {b: {"type": "keyword"} for b in schema.BLOCKS}
+    old, plain, alias = f"{index_name}-old", f"{index_name}-plain", f"{index_name}-both"
+    es.indices.create(index=old, mappings={"properties": {schema.ROOT: {"properties": older}}})
+    es.indices.create(index=plain, mappings={"properties": {"body": {"type": "text"}}})
+    es.indices.update_aliases(actions=[{"add": {"indices": [old, plain], "alias": alias}}])
     try:
-        assert setup_index(es, f"{index_name}-old") is False
-        props = es.indices.get_mapping(index=f"{index_name}-old")[f"{index_name}-old"]["mappings"]["properties"]
-        assert props["neardup"]["properties"]["exact"]["type"] == "keyword"
-        assert "doc_values" not in props["neardup"]["properties"]["b0"]
+        assert setup_index(es, alias) is False
+        for name in (old, plain):
+            got = _neardup_mapping(es, name)
+            assert got["dynamic"] == "strict" and set(got["properties"]) == set(mappings.neardup_fields()), name
+        assert "doc_values" not in _neardup_mapping(es, old)["properties"][schema.BLOCKS[0]]
+        assert _neardup_mapping(es, plain)["properties"][schema.BLOCKS[0]]["doc_values"] is False
     finally:
-        es.indices.delete(index=f"{index_name}-old")
+        es.indices.delete(index=[old, plain])
 
 
 def test_a_neardup_field_of_another_type_is_refused_by_name(es: Elasticsearch, index_name: str) -> None:
-    es.indices.create(
-        index=index_name, mappings={"properties": {"neardup": {"properties": {"cluster": {"type": "text"}}}}}
-    )
-    with pytest.raises(ApiError, match="cluster"):
+    mapped = {schema.ROOT: {"properties": {schema.CLUSTER: {"type": "text"}}}}
+    es.indices.create(index=index_name, mappings={"properties": mapped})
+    with pytest.raises(ApiError, match=schema.CLUSTER):
         setup_index(es, index_name)
 
 

@@ -219,6 +219,19 @@ def test_setup_pipeline_makes_it_the_default_of_the_index(
     assert _setup(index_name, es_url).returncode == 0  # idempotent
 
 
+def test_an_index_created_again_from_its_template_runs_the_pipeline(
+    es: Elasticsearch, es_url: str, pipeline: str, index_name: str
+) -> None:
+    assert _setup(index_name, es_url).returncode == 0
+    es.indices.delete(index=index_name)
+    setup_index(es, index_name)  # what the service does before its first write to a missing index
+    es.indices.delete(index=index_name)
+    # a plain bulk creates the index from its template, and the pipeline fingerprints the document
+    item = _bulk(es, index_name, {"y": {"text": "国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。"}})["y"]
+    assert item.get("result") == "created", item
+    assert es.get(index=index_name, id="y")["_source"][schema.ROOT][schema.STATUS] == "ok"
+
+
 def test_setup_pipeline_leaves_another_default_pipeline_alone(
     es: Elasticsearch, es_url: str, pipeline: str, index_name: str
 ) -> None:
