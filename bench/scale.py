@@ -245,8 +245,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--ingest", type=int, default=100_000, help="documents through the service, first and last")
+    parser.add_argument(
+        "--fingerprint-in-es",
+        action="store_true",
+        help="the service fingerprints through the cluster's processor (NEARDUP_FINGERPRINT_IN_ES=true)",
+    )
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
+    command = f"python -m bench.scale --docs {n}" + (f" --ingest {ingest}" if ingest != 100_000 else "")
+    command += " --fingerprint-in-es" if args.fingerprint_in_es else ""
     steps = [s for s in (100_000, 300_000) if s < n] + [n]
     t0 = time.perf_counter()
     docs = read_corpus(corpus_path(n))
@@ -257,7 +264,10 @@ def main() -> None:
         queries = pool.fingerprint([(t, None) for t in texts])
     rng = random.Random(5)
     out: list[str] = []
-    with elasticsearch(port=9283, heap="4g") as (url, es_label), serve(url, es_timeout="60") as served:
+    with (
+        elasticsearch(port=9283, heap="4g") as (url, es_label),
+        serve(url, es_timeout="60", fingerprint_in_es=str(args.fingerprint_in_es).lower()) as served,
+    ):
         client = Elasticsearch(url, request_timeout=120)
         lang = script_language(client)
         _setup(client)
@@ -300,13 +310,18 @@ def main() -> None:
         f"Elasticsearch: {es_label}, 4 GB heap, every index 1 shard, not force-merged; "
         f"`neardup serve` with 2 gunicorn workers on the same 2 cores.",
         f"Corpus: `python -m bench.corpus --docs {n}` ({fp_note}).",
-        f"Command: `python -m bench.scale --docs {n}`",
+        f"Command: `{command}`",
         "",
         "## Ingest",
         "",
         f"{ingest:,} documents, batches of {BATCH}; the service with its default `refresh=false` (documents a",
         "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` with its",
-        "default refresh (none) into an index with the default mapping.",
+        "default refresh (none) into an index with the default mapping. The service fingerprints "
+        + (
+            "through the cluster's processor (`NEARDUP_FINGERPRINT_IN_ES=true`)."
+            if args.fingerprint_in_es
+            else "in Python."
+        ),
         "",
         "| what | documents/s | × helpers.bulk | peak worker RSS MiB |",
         "|---|---|---|---|",
