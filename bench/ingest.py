@@ -123,9 +123,10 @@ def _clusters(client: Elasticsearch, index: str) -> dict[str, str]:
 
 
 def _compare_clusters(client: Elasticsearch, index: str, service_index: str, docs: Sequence[Doc]) -> str:
-    """The flag pipeline's clusters against the service's: pairwise P/R of both against the planted groups, and how
-    many of a sample of 200 documents have the same cluster in both (a cluster is named by its first document, and
-    with 2 client threads which copy comes first differs from run to run: two flag runs agree on about 195/200)."""
+    """``index``'s clusters (the flag pipeline's, or the service's fingerprinting through the processor) against the
+    Python service's: pairwise P/R of both against the planted groups, and how many of a sample of 200 documents
+    have the same cluster in both (a cluster is named by its first document, and with 2 client threads which copy
+    comes first differs from run to run: two flag runs agree on about 195/200)."""
     flagged, served = _clusters(client, index), _clusters(client, service_index)
     truth = [d.group for d in docs]
     ours = pairwise_scores(truth, [flagged[d.id] for d in docs])
@@ -210,7 +211,8 @@ def main() -> None:
             (
                 "the service with `NEARDUP_FINGERPRINT_IN_ES=true` (the processor fingerprints, the service flags)",
                 in_es,
-                f"peak worker RSS {rss / 2**20:.0f} MiB",
+                f"peak worker RSS {rss / 2**20:.0f} MiB; "
+                + _compare_clusters(client, "bench-ingest-service-es", "bench-ingest-service", docs),
             )
         )
         flagging = _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
