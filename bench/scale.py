@@ -252,7 +252,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
-    command = f"python -m bench.scale --docs {n}" + (f" --ingest {ingest}" if ingest != 100_000 else "")
+    command = f"python -m bench.scale --docs {n}" + (
+        f" --ingest {ingest}" if ingest != parser.get_default("ingest") else ""
+    )
     command += " --fingerprint-in-es" if args.fingerprint_in_es else ""
     steps = [s for s in (100_000, 300_000) if s < n] + [n]
     t0 = time.perf_counter()

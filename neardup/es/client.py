@@ -213,10 +213,10 @@ def install_index_template(client: Elasticsearch, index: str, default_pipeline: 
     up again does not take away what ``neardup setup --pipeline`` gave it."""
     name = mappings.index_template_name(index)
     if default_pipeline is None:
-        found = client.options(ignore_status=404).indices.get_index_template(name=name).body
+        found = client.options(ignore_status=404).indices.get_index_template(name=name, flat_settings=True).body
         for entry in found.get("index_templates", []):
             settings = entry["index_template"].get("template", {}).get("settings", {})
-            default_pipeline = settings.get("index", {}).get("default_pipeline")
+            default_pipeline = settings.get(mappings.DEFAULT_PIPELINE_SETTING)
     client.indices.put_index_template(name=name, **mappings.index_template(index, default_pipeline))
 
 
