@@ -12,7 +12,7 @@ from elasticsearch import Elasticsearch, helpers
 from neardup.errors import SearchFailed
 from neardup.es import lookup
 from neardup.es.client import setup_index
-from neardup.es.lookup import find_duplicates, has_verify_script, search_candidates
+from neardup.es.lookup import candidate_query, find_duplicates, has_verify_script, search_candidates
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.variants import make_variant
 from neardup.ingest.fingerprint import Fingerprinter
@@ -136,6 +136,14 @@ def test_min_shared_drops_documents_sharing_one_block_by_chance(es: Elasticsearc
     two = search_candidates(es, index_name, [target], max_candidates=50, min_shared=2)[0]
     assert len(one) == 20 and one[0].id == "0"
     assert [c.id for c in two] == ["0"]
+
+    def found(ranked: bool, min_shared: int) -> list[str]:
+        query = candidate_query(target, target.block_tokens(), target.version, min_shared, ranked=ranked)
+        return [h["_id"] for h in es.search(index=index_name, query=query, size=50)["hits"]["hits"]]
+
+    # unranked (one terms query per block field), the same documents; a larger min_shared still counts tokens
+    assert sorted(found(False, 1)) == sorted(found(True, 1)) == sorted(c.id for c in one)
+    assert found(False, 2) == ["0"]
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """The flagging processor's candidate search is the Python service's: the body Java builds with Elasticsearch's
 ``QueryBuilders`` (``io.neardup.plugin.CandidateSearch``) equals, after Elasticsearch's own defaults are dropped,
-the body of :func:`neardup.es.lookup.candidate_query` + :func:`~neardup.es.lookup.verify_filter` +
-``_search_body`` (doc values, the document's id excluded), for ``ok`` and too-short documents and several
+the body of :func:`neardup.es.lookup.candidate_search` with :func:`~neardup.es.lookup.verify_filter` (doc
+values, the document's id excluded), for ``ok`` and too-short documents and several
 ``min_shared``; and Elasticsearch parses both queries to the same Lucene query (``_validate/query``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from neardup.es.client import setup_index
-from neardup.es.lookup import _search_body, candidate_query, verify_filter
+from neardup.es.lookup import candidate_search, verify_filter
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import VerifyConfig
@@ -27,11 +27,8 @@ MAIN = "io.neardup.plugin.QueryParity"
 
 def _python_body(doc_id: str, record: Record, max_candidates: int, min_shared: int) -> dict[str, Any]:
     """What ``search_candidates`` sends for one record with the in-Elasticsearch prefilter, reading doc values."""
-    query = candidate_query(record, record.block_tokens(), record.version, min_shared)
     script = verify_filter(record, VerifyConfig())
-    if script is not None:
-        query = {"bool": {"must": [query], "filter": [script]}}
-    return _search_body(query, max_candidates, [doc_id], doc_values=True)
+    return candidate_search(record, max_candidates, [doc_id], min_shared, script, doc_values=True)
 
 
 def _plain(node: Any) -> Any:

@@ -22,20 +22,24 @@ import io.neardup.flag.Similarity;
 import io.neardup.flag.VerifyConfig;
 
 /**
- * One document's candidate search, as the Python service makes it: {@code candidate_query} (one constant-score
- * {@code term} per (seed, block) token on {@code b0..b3}, {@code minimum_should_match} = min_shared, filtered to the
- * same fingerprint version; too-short texts by exact hash and status), the native {@code verify} script as a filter
- * ({@code verify_filter}: the second check runs on the shards, so the {@code max_candidates} cap is spent on real
- * matches, not on chance block matches of a large index), the document's own id excluded ({@code _search_body}),
- * read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
+ * One document's candidate search, as the Python service makes it ({@code candidate_search}): {@code candidate_query}
+ * (the block tokens on {@code b0..b3}, {@code minimum_should_match} = min_shared, filtered to the same fingerprint
+ * version, unranked when the script checks the candidates; too-short texts by exact hash and status), the native
+ * {@code verify} script as a filter ({@code verify_filter}: the second check runs on the shards, so the
+ * {@code max_candidates} cap is spent on real matches, not on chance block matches of a large index), the document's
+ * own id excluded, read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
  *
  * <p>Field names are relative to the processor's {@code target_field} ({@code neardup} for Python's).
  */
 final class CandidateSearch {
     private CandidateSearch() {}
 
-    /** The query of {@code candidate_query}, without the exclusion and the script. */
-    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared) {
+    /**
+     * The query of {@code candidate_query}, without the exclusion and the script. Ranked, a candidate scores the tokens
+     * it shares (one constant-score {@code term} per token); unranked with min_shared 1, one {@code terms} per block
+     * field finds the same documents for less work in Lucene, scoring the fields they share.
+     */
+    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared, boolean ranked) {
         String status = (String) fields.get(FlagFields.STATUS);
         QueryBuilder version = QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION));
         if (Fingerprinted.EMPTY.equals(status)) {
@@ -48,6 +52,12 @@ final class CandidateSearch {
                 .filter(QueryBuilders.termQuery(path(target, FlagFields.STATUS), status));
         }
         BoolQueryBuilder query = QueryBuilders.boolQuery().filter(version);
+        if (ranked == false && minShared <= 1) {
+            for (String block : FlagFields.BLOCKS) {
+                query.should(QueryBuilders.termsQuery(path(target, block), (List<?>) fields.get(block)));
+            }
+            return query.minimumShouldMatch(1);
+        }
         int clauses = 0;
         for (String block : FlagFields.BLOCKS) {
             for (Object token : (List<?>) fields.get(block)) {
@@ -79,10 +89,11 @@ final class CandidateSearch {
         return QueryBuilders.scriptQuery(new Script(ScriptType.INLINE, NeardupScriptEngine.LANG, "verify", params));
     }
 
-    /** The whole search body ({@code search_candidates} with a prefilter, {@code _search_body} with doc values). */
+    /** The whole search body ({@code candidate_search} with a prefilter, reading doc values). */
     static SearchSourceBuilder source(String target, String id, Map<String, Object> fields, Fingerprinted doc, FlagSettings settings) {
-        QueryBuilder query = candidateQuery(target, fields, settings.minShared());
         QueryBuilder script = verifyFilter(target, fields, doc, settings.verify());
+        // checked on the shards, only matches reach the cap: the cheaper unranked query does
+        QueryBuilder query = candidateQuery(target, fields, settings.minShared(), script == null);
         if (script != null) {
             query = QueryBuilders.boolQuery().must(query).filter(script);
         }

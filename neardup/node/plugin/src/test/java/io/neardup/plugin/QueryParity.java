@@ -11,7 +11,7 @@ import io.neardup.parity.MiniJson;
 
 /**
  * The candidate search body a flagging processor sends ({@link CandidateSearch#source}), for a Python test to compare
- * with {@code lookup.py}'s {@code candidate_query}, {@code verify_filter} and {@code _search_body}. Each input line is
+ * with {@code lookup.py}'s {@code candidate_search} and {@code verify_filter}. Each input line is
  * a JSON string holding {@code {"id", "fields" (record_fields), "max_candidates", "min_shared", "target"}}; each
  * answer the body as Elasticsearch's own {@code toXContent} writes it.
  */
