@@ -3,9 +3,10 @@ documents.
 
 The generator (:mod:`bench.corpus`) draws every original from a finite stock of sentences and poem lines,
 and one original in ten carries one of 200 recurring paragraphs. As the corpus grows, originals of different
-groups come to share text: the carriers of one recurring paragraph, short originals drawing the same
-sentence. Such documents are near-duplicates by their text while the generator counts them apart, and
-their pairs grow with the square of the corpus. This bench clusters the corpus offline
+groups come to share text: the carriers of one recurring paragraph, originals drawing the same sentences.
+Where what they share makes them near-duplicates by their text, the generator's groups are no longer the
+truth, and such pairs grow with the square of the corpus; the generator bounds what one shared unit can
+be, and this bench shows whether the bound holds. It clusters the corpus offline
 (:func:`neardup.ingest.cluster.cluster_records`, what ``neardup cluster``, ``dedupe`` and ``reconcile``
 run) and reports pairwise precision and recall against the groups, over all documents and over the
 documents that carry no recurring paragraph, with the composition of the largest clusters.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.corpus import corpus_path, corpus_records, read_corpus, recurring_paragraphs
+from bench.corpus import GENERATOR, corpus_path, corpus_records, read_corpus, recurring_paragraphs
 from bench.machine import describe, write_results
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.ingest.cluster import cluster_records
@@ -55,8 +56,9 @@ def main() -> None:
         f"# Offline clusters of {n:,} bench documents against the generator's groups",
         "",
         f"Machine: {describe()}",
-        f"Command: `python -m bench.cluster_truth --docs {n}`; `cluster_records` in this process (the fingerprints",
-        "loaded beforehand, not timed); peak RSS is this process's, the corpus and fingerprints included.",
+        f"Command: `python -m bench.cluster_truth --docs {n}` (corpus generator {GENERATOR}); `cluster_records` in",
+        "this process (the fingerprints loaded beforehand, not timed); peak RSS is this process's, the corpus and",
+        "fingerprints included.",
         "",
         f"Clustering: {seconds:.0f} s, peak RSS {peak:,.0f} MiB; {len(set(clusters)):,} clusters.",
         "",

@@ -1,14 +1,23 @@
 """A benchmark corpus of real Chinese text at up to millions of documents, duplicate structure known.
 
 Sentences of People's Daily (January 1998) and lines of the chinese-poetry collections (Tang and Song
-poems, Song lyrics) are the material. An *original* is a run of them drawn at random: news-like (2–6
-paragraphs of 1–4 sentences) or poem-like (4–12 lines). One original in ten also carries one of 200
+poems, Song lyrics) are the material. An *original* is a run of them drawn at random: news-like (3–6
+paragraphs of 2–4 sentences) or poem-like (8–16 lines). One original in ten also carries one of 200
 recurring paragraphs, as round-ups and reprints do, so some block buckets are crowded with documents
 that are not duplicates. A share of the documents are *variants* of an earlier original, made by the
-reprint-style transforms of :mod:`neardup.evaluation.variants`; a document's ``group`` is the id of
-the original it came from (its own id for an original).
+reprint-style transforms of :mod:`neardup.evaluation.variants`, keeping at least half of its text
+(:func:`variant`); a document's ``group`` is the id of the original it came from (its own id for an
+original).
 
-The corpus is written to JSONL once (``$NEARDUP_HOME/bench/``) and read back by every bench.
+The stock of material is finite, so at a million documents every sentence recurs in many originals. The
+groups stay the truth only if a unit two originals share by chance is a small part of each: an original
+has at least six sentences or eight lines, and a recurring paragraph is at most a quarter of the original
+that carries it (:func:`_original`). Without these bounds, short originals sharing a sentence, and short
+carriers of one recurring paragraph, are near-duplicates by their text while the groups count them apart
+(``python -m bench.cluster_truth`` measures how far the groups hold).
+
+The corpus is written to JSONL once (``$NEARDUP_HOME/bench/``, named by size, seed and generator) and read
+back by every bench.
 
 Run: ``python -m bench.corpus --docs 1000000`` (prints the path)
 """
@@ -16,6 +25,7 @@ Run: ``python -m bench.corpus --docs 1000000`` (prints the path)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
 import random
@@ -32,6 +42,8 @@ from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
 
 SEED = 2026
+#: in the corpus file's name: what a generator change makes is another corpus
+GENERATOR = 2
 DUPLICATE_SHARE = 0.25
 RECURRING = 200
 _SENTENCE_RE = re.compile(r"(?<=[。！？；])")
@@ -70,13 +82,34 @@ def _material(cache: Path) -> tuple[list[str], list[str], list[str]]:
 
 
 def _original(rng: random.Random, sentences: list[str], lines: list[str], recurring: list[str]) -> list[str]:
+    """Paragraphs of a new original, large enough that any one unit of the stock it shares with another
+    original by chance (a sentence, a line, a recurring paragraph) is a small part of both."""
     if rng.random() < 0.5:
-        paras = ["".join(rng.choices(sentences, k=rng.randint(1, 4))) for _ in range(rng.randint(2, 6))]
+        paras = ["".join(rng.choices(sentences, k=rng.randint(2, 4))) for _ in range(rng.randint(3, 6))]
     else:
-        paras = ["".join(rng.choices(lines, k=rng.randint(4, 12)))]
+        paras = ["".join(rng.choices(lines, k=rng.randint(8, 16)))]
     if rng.random() < 0.1:
-        paras.insert(rng.randint(0, len(paras)), rng.choice(recurring))
+        size = sum(map(len, paras))
+        fitting = [p for p in recurring if 3 * len(p) <= size]  # at most a quarter of the whole
+        if fitting:
+            paras.insert(rng.randint(0, len(paras)), rng.choice(fitting))
     return paras
+
+
+def _bigrams(text: str) -> set[str]:
+    return {text[k : k + 2] for k in range(len(text) - 1)}
+
+
+def variant(paras: list[str], rng: random.Random) -> list[str]:
+    """A reprint-style variant of an original that keeps at least half of its text (its character
+    bigrams). The transforms can leave none of it: source lines added, then a poem's one paragraph dropped
+    leaves the source lines alone, which copy no original; such a draw is made again."""
+    original = _bigrams("\n".join(paras))
+    for _ in range(100):
+        out, _names = make_variant(paras, rng)
+        if 2 * len(_bigrams("\n".join(out)) & original) >= len(original):
+            return out
+    raise RuntimeError(f"no variant keeps half of {paras!r}")
 
 
 def _material_here() -> tuple[list[str], list[str], list[str]]:
@@ -97,8 +130,7 @@ def generate(n: int, seed: int = SEED) -> Iterator[Doc]:
         doc_id = f"d{k:07d}"
         if originals and rng.random() < DUPLICATE_SHARE:
             group, paras = originals[rng.randrange(len(originals))]
-            variant, _ = make_variant(paras, rng)
-            yield Doc(doc_id, "\n".join(variant), group)
+            yield Doc(doc_id, "\n".join(variant(paras, rng)), group)
         else:
             paras = _original(rng, sentences, lines, recurring)
             originals.append((doc_id, paras))
@@ -107,7 +139,7 @@ def generate(n: int, seed: int = SEED) -> Iterator[Doc]:
 
 def corpus_path(n: int, seed: int = SEED) -> Path:
     """The JSONL file of ``n`` documents, written on first use."""
-    path = Settings.from_env().home / "bench" / f"corpus-{n}-s{seed}.jsonl"
+    path = Settings.from_env().home / "bench" / f"corpus-{n}-s{seed}-g{GENERATOR}.jsonl"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial")
@@ -131,9 +163,12 @@ def read_corpus(path: Path, limit: int | None = None) -> list[Doc]:
 
 def corpus_records(docs: Sequence[Doc]) -> list[Record]:
     """Fingerprints of corpus documents, computed once (2 processes) and kept beside the corpus, by
-    fingerprint version."""
+    fingerprint version and the documents' own digest."""
     version = Fingerprinter.default().version
-    path = Settings.from_env().home / "bench" / f"records-{len(docs)}-{version}.pickle"
+    digest = hashlib.blake2b(digest_size=8)
+    for doc in docs:
+        digest.update(doc.text.encode("utf-8") + b"\0")
+    path = Settings.from_env().home / "bench" / f"records-{len(docs)}-{digest.hexdigest()}-{version}.pickle"
     if path.exists():
         with open(path, "rb") as handle:
             cached: list[Record] = pickle.load(handle)

@@ -25,7 +25,7 @@ from pathlib import Path
 import psutil
 from elasticsearch import Elasticsearch, helpers
 
-from bench.corpus import Doc, corpus_path, read_corpus
+from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
 from bench.harness import elasticsearch
 from bench.machine import describe, write_results
 from neardup.evaluation.metrics import pairwise_scores
@@ -136,7 +136,7 @@ def main() -> None:
         "",
         f"Machine: {describe()}",
         f"Elasticsearch: {es_label}, 4 GB heap, 1 shard. "
-        f"Corpus: the first {args.docs:,} documents of `python -m bench.corpus`.",
+        f"Corpus: the first {args.docs:,} documents of `python -m bench.corpus` (generator {GENERATOR}).",
         f"Command: `python -m bench.dedupe_scale --docs {args.docs}{' --one-process' if args.one_process else ''}"
         f"{' --kill' if args.kill else ''}`; "
         "each run is `neardup dedupe INDEX --workers N`",

@@ -32,7 +32,7 @@ from typing import Any
 import jieba
 from elasticsearch import Elasticsearch, helpers
 
-from bench.corpus import Doc, corpus_path, read_corpus
+from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
 from bench.harness import Served, elasticsearch, post_in_threads, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
@@ -233,8 +233,9 @@ def main() -> None:
         "",
         f"Machine: {describe()}; Elasticsearch: {label}.",
         f"Command: `python -m bench.ingest --docs {args.docs}`. {len(docs):,} documents of the bench corpus "
-        f"({chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} client threads, a fresh "
-        "index with the neardup mapping per row, refresh at the end counted. All rows in this one run.",
+        f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
+        "client threads, a fresh index with the neardup mapping per row, refresh at the end counted. All rows in "
+        "this one run.",
         "",
         "| how | seconds | documents/s | × plain bulk | × the service | note |",
         "|---|---|---|---|---|---|",

@@ -39,14 +39,13 @@ from typing import Any
 import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
-from bench.corpus import Doc, corpus_path, corpus_records, generate, read_corpus
+from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, generate, read_corpus, variant
 from bench.harness import Row, Served, elasticsearch, post_in_threads, serve, time_methods
 from bench.machine import describe, write_results
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
 from neardup.es.lookup import find_duplicates, hamming_filter, script_language
 from neardup.evaluation.metrics import pairwise_scores
-from neardup.evaluation.variants import make_variant
 from neardup.ingest.bits import to_hex, to_signed
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
@@ -71,7 +70,7 @@ def _queries(docs: Sequence[Doc], first: int) -> tuple[list[str], list[int]]:
     rng = random.Random(11)
     originals = [k for k in range(first) if docs[k].group == docs[k].id]
     sources = rng.sample(originals, 500)
-    variants = ["\n".join(make_variant(docs[s].text.split("\n"), rng)[0]) for s in sources]
+    variants = ["\n".join(variant(docs[s].text.split("\n"), rng)) for s in sources]
     others = [d.text for d in generate(500, seed=97)]
     return variants + others, sources + [-1] * len(others)
 
@@ -311,7 +310,7 @@ def main() -> None:
         f"Machine: {describe()}",
         f"Elasticsearch: {es_label}, 4 GB heap, every index 1 shard, not force-merged; "
         f"`neardup serve` with 2 gunicorn workers on the same 2 cores.",
-        f"Corpus: `python -m bench.corpus --docs {n}` ({fp_note}).",
+        f"Corpus: `python -m bench.corpus --docs {n}`, generator {GENERATOR} ({fp_note}).",
         f"Command: `{command}`",
         "",
         "## Ingest",

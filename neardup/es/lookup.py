@@ -1,8 +1,8 @@
 """Near-duplicate lookup in Elasticsearch: the block query proposes, the second check decides.
 
 A record's candidates are documents of the same fingerprint version that share at least ``min_shared``
-block tokens (``bool.should`` of one ``term`` query per (seed, block) token on the block fields
-``neardup.b0..b3``; a token carries its seed, so one query covers every seed). Too-short records are
+block tokens on the block fields ``neardup.b0..b3`` (a token carries its seed, so one query covers every
+seed; :func:`candidate_query` says when it ranks them by the tokens they share). Too-short records are
 matched by their exact hash only. Candidates are read from doc values and checked in Python, all of a
 record's at once (:func:`neardup.ingest.verify.verify_many`). On a cluster with neardup's native
 scripts the check also runs inside Elasticsearch first (:func:`verify_filter`), so only matches travel;
