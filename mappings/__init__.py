@@ -68,12 +68,17 @@ def index_template_name(index: str) -> str:
     return f"neardup-{index}"
 
 
-def neardup_fields() -> dict[str, dict[str, Any]]:
-    """Field name (under ``neardup.``) → its mapping."""
-    props: dict[str, dict[str, Any]] = component_template()["template"]["mappings"]["properties"]["neardup"][
+def _shipped_fields() -> dict[str, dict[str, Any]]:
+    """The component template's ``neardup.*`` field mappings, shared: callers read them, never change them."""
+    props: dict[str, dict[str, Any]] = _load(_COMPONENT_FILE)["template"]["mappings"]["properties"]["neardup"][
         "properties"
     ]
     return props
+
+
+def neardup_fields() -> dict[str, dict[str, Any]]:
+    """Field name (under ``neardup.``) → its mapping (a fresh copy the caller may change)."""
+    return copy.deepcopy(_shipped_fields())
 
 
 def missing_fields(mapped: Mapping[str, Any], doc_values: bool = True) -> dict[str, dict[str, Any]]:
@@ -94,12 +99,9 @@ def missing_fields(mapped: Mapping[str, Any], doc_values: bool = True) -> dict[s
     >>> missing_fields({**fields, "fingerprint": {"type": "long", "doc_values": False}})
     {'fingerprint': {'type': 'long'}}
     """
-    shipped: dict[str, dict[str, Any]] = _load(_COMPONENT_FILE)["template"]["mappings"]["properties"]["neardup"][
-        "properties"
-    ]  # read, never changed: this runs for every request the service answers
     return {
         name: copy.deepcopy(spec)
-        for name, spec in shipped.items()
+        for name, spec in _shipped_fields().items()  # not copied whole: this runs for every request the service answers
         if (got := mapped.get(name) or {}).get("type") != spec["type"]
         or (doc_values and _has_doc_values(spec) and not _has_doc_values(got))
     }
