@@ -10,12 +10,16 @@
 - the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers), fingerprinting in Python and
   with ``NEARDUP_FINGERPRINT_IN_ES=true`` (one ``_simulate`` of the ``neardup`` pipeline per batch).
 
-Every row writes into a fresh index with the neardup mapping, with 2 client threads and batches of 500,
-and ends with a refresh (counted); each starts once the node has no merge running. Then the
-fingerprinting rate in characters per second, one thread:
+Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second),
+with 2 client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no
+merge running. Then the refresh interval's trade: the flag pipeline over ``--refresh-docs`` documents (a longer
+run, where segments pile up as they do in a live index) and the service (processor fingerprinting, 2 workers)
+over the same documents as above, each into an index refreshing every 1 s and every 5 s (with the windows of
+documents written moments ago at 5 s and 10 s), with their clusters' P/R and, for the pipeline, the number of
+segments sampled every second. Then the fingerprinting rate in characters per second, one thread:
 the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
 
-Run: ``python -m bench.ingest [--docs 20000]`` → bench/results/ingest.md
+Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000]`` → bench/results/ingest.md
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import argparse
 import json
 import statistics
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -67,10 +72,13 @@ def _bulk(
     docs: Sequence[Doc],
     pipeline: str | None,
     records: Sequence[Record] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> float:
     """Seconds to write ``docs`` (with their ``records``' fingerprint fields when given) with ``THREADS`` bulk
-    threads (and refresh); every item must succeed."""
+    threads (and refresh) into a fresh index (given these ``settings``); every item must succeed."""
     _fresh(client, index)
+    if settings:
+        client.indices.put_settings(index=index, settings=settings)
     if records is None:
         actions: Iterator[dict[str, Any]] = ({"_index": index, "_id": d.id, "text": d.text} for d in docs)
     else:
@@ -96,10 +104,71 @@ def _bulk(
     return seconds
 
 
-def _service(client: Elasticsearch, served: Served, index: str, docs: Sequence[Doc]) -> tuple[float, int]:
-    """(seconds, peak worker RSS) to post ``docs`` in batches from ``THREADS`` client threads, the closing
-    refresh counted."""
+def _segments_during(client: Elasticsearch, index: str, run: Callable[[], float]) -> tuple[float, float, int]:
+    """``run()``'s result with the mean and the most segments ``index`` had, sampled every second meanwhile."""
+    counts: list[int] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(1.0):
+            counts.append(len(client.cat.segments(index=index, format="json").body))
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    try:
+        result = run()
+    finally:
+        done.set()
+        watcher.join()
+    return result, statistics.fmean(counts) if counts else 0.0, max(counts, default=0)
+
+
+#: (refresh interval, window of documents written moments ago in seconds): the window outlasts the refresh
+REFRESH_TRADE = (("1s", 5), ("5s", 10))
+
+
+def _pr(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> str:
+    """Pairwise precision / recall of ``index``'s clusters against the planted groups."""
+    clusters = _clusters(client, index)
+    scores = pairwise_scores([d.group for d in docs], [clusters[d.id] for d in docs])
+    return f"{scores.precision:.3f}/{scores.recall:.3f}"
+
+
+def _refresh_rows(client: Elasticsearch, url: str, flag_docs: Sequence[Doc], docs: Sequence[Doc]) -> list[str]:
+    """The flag pipeline over ``flag_docs`` and the service (processor fingerprinting) over ``docs`` at each
+    refresh interval of ``REFRESH_TRADE``, as table rows; the default flag pipeline is put back after."""
+    out = []
+    index = "bench-ingest-refresh"
+    for interval, window in REFRESH_TRADE:
+        install_pipeline(client, flag=True, settings=Settings.from_env({}, recent_seconds=window))
+
+        def write(interval: str = interval) -> float:
+            return _bulk(client, index, flag_docs, FLAG_PIPELINE_ID, settings={"refresh_interval": interval})
+
+        seconds, mean, most = _segments_during(client, index, write)
+        out.append(
+            f"| `pipeline=neardup-flag`, {len(flag_docs):,} documents | {interval} | {window} s "
+            f"| {len(flag_docs) / seconds:,.0f} | {_pr(client, index, flag_docs)} | {mean:.1f} / {most} |"
+        )
+        with serve(url, workers=2, fingerprint_in_es="true", recent_seconds=str(window)) as served:
+            seconds, _ = _service(client, served, index, docs, settings={"refresh_interval": interval})
+        out.append(
+            f"| the service, processor fingerprinting, {len(docs):,} documents | {interval} | {window} s "
+            f"| {len(docs) / seconds:,.0f} | {_pr(client, index, docs)} | |"
+        )
+        client.indices.delete(index=index)
+    install_pipeline(client, flag=True)
+    return out
+
+
+def _service(
+    client: Elasticsearch, served: Served, index: str, docs: Sequence[Doc], settings: dict[str, Any] | None = None
+) -> tuple[float, int]:
+    """(seconds, peak worker RSS) to post ``docs`` in batches from ``THREADS`` client threads into a fresh index
+    (given these ``settings``), the closing refresh counted."""
     _fresh(client, index)
+    if settings:
+        client.indices.put_settings(index=index, settings=settings)
     seconds, peak, items = post_in_threads(
         served, index, docs, BATCH, THREADS, finish=lambda: client.indices.refresh(index=index)
     )
@@ -169,6 +238,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--port", type=int, default=9357)
+    parser.add_argument("--refresh-docs", type=int, default=100_000, help="0: no refresh comparison")
     args = parser.parse_args()
     docs = read_corpus(corpus_path(args.docs), args.docs)
     chars = sum(len(d.text) for d in docs)
@@ -215,11 +285,16 @@ def main() -> None:
                 + _compare_clusters(client, "bench-ingest-service-es", "bench-ingest-service", docs),
             )
         )
-        flagging = _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
+        flagging, segments, most = _segments_during(
+            client, "bench-ingest-flag", lambda: _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
+        )
         compared = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
+        compared += f"; segments {segments:.1f} on average, at most {most}"
         rows.append(("bulk with `pipeline=neardup-flag` (fingerprints + flagging)", flagging, compared))
         for row in ("plain", "prepared", "pipeline", "service", "service-es", "flag"):
             client.indices.delete(index=f"bench-ingest-{row}", ignore_unavailable=True)
+        refresh_docs = read_corpus(corpus_path(args.refresh_docs), args.refresh_docs) if args.refresh_docs else []
+        refresh_rows = _refresh_rows(client, url, refresh_docs, docs) if refresh_docs else []
 
     texts = [a.text for a in load_peoples_daily()]
     text_chars = sum(len(t) for t in texts)
@@ -232,10 +307,11 @@ def main() -> None:
         "# Ingest: plain bulk, the Java processor, the Python service",
         "",
         f"Machine: {describe()}; Elasticsearch: {label}.",
-        f"Command: `python -m bench.ingest --docs {args.docs}`. {len(docs):,} documents of the bench corpus "
+        f"Command: `python -m bench.ingest --docs {args.docs} --refresh-docs {args.refresh_docs}`. "
+        f"{len(docs):,} documents of the bench corpus "
         f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
-        "client threads, a fresh index with the neardup mapping per row, refresh at the end counted. All rows in "
-        "this one run.",
+        "client threads, a fresh index with the neardup mapping per row (Elasticsearch's default refresh, every "
+        "second), refresh at the end counted. All rows in this one run.",
         "",
         "| how | seconds | documents/s | × plain bulk | × the service | note |",
         "|---|---|---|---|---|---|",
@@ -245,6 +321,22 @@ def main() -> None:
         lines.append(
             f"| {name} | {seconds:.1f} | {rate:,.0f} | {plain / seconds:.2f} | {service / seconds:.1f} | {note} |"
         )
+    if refresh_rows:
+        lines += [
+            "",
+            "## The refresh interval: speed against the blind spot between processes",
+            "",
+            "Every document's candidate search visits every segment, and every refresh writes one; what a refresh "
+            "has not made searchable yet only the window of the process that wrote it covers (the service's "
+            "`NEARDUP_RECENT_SECONDS`, the processor's `window_seconds`, each set above the interval). The flag "
+            "pipeline here runs on one node, so one window sees every write; the service's 2 workers each "
+            "see only their own. Segments (mean / most) sampled every second during the pipeline's run; P/R of "
+            "the clusters against the planted groups.",
+            "",
+            "| what | `refresh_interval` | window | documents/s | P/R | segments |",
+            "|---|---|---|---|---|---|",
+            *refresh_rows,
+        ]
     lines += [
         "",
         f"## Fingerprinting rate, one thread, {len(texts):,} People's Daily articles ({text_chars:,} characters)",

@@ -38,7 +38,8 @@ class Settings:
     max_candidates: int = 500
     #: how many (seed, block) tokens a lookup's candidate must share with the document
     min_shared: int = 1
-    #: how long a service worker remembers the documents it wrote, which a search may not see yet
+    #: how long a service worker remembers the documents it wrote, which a search may not see yet: longer
+    #: than the index's refresh interval
     recent_seconds: float = 5.0
     #: when true, the service has the cluster's neardup ingest processor fingerprint posted texts (the same
     #: fingerprints, computed in Java inside Elasticsearch) instead of Python

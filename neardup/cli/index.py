@@ -130,12 +130,13 @@ def index_cmd(
         raise UsageError(f"cannot read {input_path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise UsageError(f"{input_path} is not UTF-8 text: {exc.reason}") from exc
-    client = make_client(Settings.from_env(es_url=es_url))
+    settings = Settings.from_env(es_url=es_url)
+    client = make_client(settings)
     setup_index(client, index)
     fingerprinter = Fingerprinter.default()
     # refused lines are reported one by one; the others stay
     config = IngestConfig(atomic=False, in_es=has_verify_script(client))
-    recent = RecentWrites()  # each batch finds the ones before it without waiting for a refresh
+    recent = RecentWrites(settings.recent_seconds)  # each batch finds the ones before it without waiting for a refresh
     bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
     written = duplicates = failed = 0
     started = time.perf_counter()

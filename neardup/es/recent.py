@@ -30,10 +30,11 @@ __all__ = ["RecentWrites"]
 
 class RecentWrites:
     """Per index, the documents written through this object in the last ``seconds`` (at most
-    ``max_documents`` of them, the newest kept). Thread-safe: a service worker's threads share one."""
+    ``max_documents`` of them, the newest kept; ``Settings.recent_seconds`` says how long). Thread-safe: a
+    service worker's threads share one."""
 
     def __init__(
-        self, seconds: float = 5.0, max_documents: int = 20_000, clock: Callable[[], float] = time.monotonic
+        self, seconds: float, max_documents: int = 20_000, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.seconds = seconds
         self.max_documents = max_documents

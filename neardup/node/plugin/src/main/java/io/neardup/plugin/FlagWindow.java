@@ -28,12 +28,15 @@ import io.neardup.flag.Fingerprinted;
  * in flight) the oldest. An entry that leaves is no longer offered to later documents; whoever holds it already
  * keeps it, so no future is ever abandoned.
  *
- * <p>Registration is cheap and holds one lock; the per-document comparisons run outside it on a {@link Snapshot}:
- * an index's entries live in an array that is only appended to (a compaction makes a new array), so the entries
- * before a document's own position never change under a reader.
+ * <p>A new document is offered only the earlier entries it can pair with ({@link #keys}: those sharing a 16-bit block
+ * under the same seed, too-short ones the same exact hash), found through chains in a {@link KeyTable} (each entry
+ * links, per key, to the previous entry with that key), so its cost is its own keys and the entries it shares them
+ * with, not the window's size. Registration holds one lock for that walk and the linking.
  */
 final class FlagWindow {
     static final int DEFAULT_MAX_ENTRIES = 20_000;
+    /** (seed * 4 + block) must fit in 15 bits: see {@link #keys}. */
+    static final int MAX_KEYED_SEEDS = 1 << 13;
 
     private final int maxEntries;
     private final LongSupplier nanoTime;
@@ -60,6 +63,11 @@ final class FlagWindow {
         final String version;
         final String indexedAt;
         final Fingerprinted doc;
+        private final int[] keys;
+        /** Per key position, the previous entry of the segment with the same key (the chain's next link). */
+        private final Entry[] previous;
+        /** The sequence number of the document whose walk last reached this entry (under the window's lock). */
+        private long visitedBy = -1;
         private final long windowNanos;
         private final CompletableFuture<String> cluster = new CompletableFuture<>();
         private volatile long assignedAt;
@@ -71,6 +79,8 @@ final class FlagWindow {
             this.version = Objects.requireNonNull(version, "version");
             this.indexedAt = Objects.requireNonNull(indexedAt, "indexedAt");
             this.doc = Objects.requireNonNull(doc, "doc");
+            this.keys = keys(doc);
+            this.previous = new Entry[keys.length];
             this.windowNanos = windowNanos;
         }
 
@@ -97,22 +107,39 @@ final class FlagWindow {
         }
     }
 
-    /** The entries of one index registered before a document, oldest first: {@code entries[from..to)}. */
-    record Snapshot(Entry[] entries, int from, int to) {
-        int size() {
-            return to - from;
-        }
-
-        Entry get(int k) {
-            return entries[from + k];
-        }
-    }
-
-    /** A registered document and the window it sees. */
-    record Registration(Entry entry, Snapshot earlier) {}
+    /** A registered document and the earlier entries of its index it shares a key with, oldest first. */
+    record Registration(Entry entry, List<Entry> earlier) {}
 
     /**
-     * Registers a document of {@code index} and returns it with the entries registered before it. Its
+     * The keys under which a document can meet another: for an {@code ok} one, each (seed, block) 16-bit block as
+     * {@code (seed * 4 + block) << 16 | value} (non-negative); for a too-short one, its exact hash's hash with the
+     * sign bit set (a collision only offers a document the pairing check then refuses); none for the rest, which
+     * pair with nothing. Two documents of the same version that {@link Flagger#sharedBlocks} or the exact hash pairs
+     * always share a key. A key's position is part of it, so that a chain is one position's: hence at most
+     * {@link #MAX_KEYED_SEEDS} seeds.
+     */
+    static int[] keys(Fingerprinted doc) {
+        if (doc.isOk()) {
+            if (doc.seeds() > MAX_KEYED_SEEDS) {
+                throw new IllegalArgumentException("neardup flagging keys at most " + MAX_KEYED_SEEDS + " seeds, not " + doc.seeds());
+            }
+            int[] out = new int[doc.seeds() * 4];
+            for (int s = 0; s < doc.seeds(); s++) {
+                long fingerprint = doc.fingerprint(s);
+                for (int block = 0; block < 4; block++) {
+                    out[s * 4 + block] = ((s * 4 + block) << 16) | (int) ((fingerprint >>> (16 * block)) & 0xFFFF);
+                }
+            }
+            return out;
+        }
+        if (Fingerprinted.TOO_SHORT.equals(doc.status())) {
+            return new int[] { Integer.MIN_VALUE | doc.exact().hashCode() };
+        }
+        return new int[0];
+    }
+
+    /**
+     * Registers a document of {@code index} and returns it with the earlier entries it shares a key with. Its
      * {@code indexed_at} is taken inside the registration, so window order is time order for a node's own clock.
      */
     Registration register(String index, String id, String version, Fingerprinted doc, Supplier<String> indexedAt, long windowNanos) {
@@ -127,7 +154,8 @@ final class FlagWindow {
             }
             Segment segment = segments.computeIfAbsent(index, k -> new Segment());
             Entry entry = new Entry(sequence++, id, version, indexedAt.get(), doc, windowNanos);
-            Snapshot earlier = segment.append(entry);
+            List<Entry> earlier = segment.sharing(entry);
+            segment.append(entry);
             total++;
             return new Registration(entry, earlier);
         }
@@ -160,6 +188,12 @@ final class FlagWindow {
             }
         }
         return out;
+    }
+
+    /** The entries {@code index} holds, oldest first (what a document registered now would be compared with). */
+    synchronized List<Entry> live(String index) {
+        Segment segment = segments.get(index);
+        return segment == null ? List.of() : List.of(Arrays.copyOfRange(segment.entries, segment.head, segment.size));
     }
 
     /** How many entries the node holds (expired ones included until the next registration clears them). */
@@ -208,14 +242,39 @@ final class FlagWindow {
         total = all.size() - gone.size();
     }
 
-    /** One index's entries: appended at {@code size}, expired from {@code head}; a compaction copies. */
+    /**
+     * One index's entries: appended at {@code size}, expired from {@code head}; a compaction copies. Every live entry
+     * is linked into its keys' chains; a chain runs newest to oldest and ends at the first entry before {@code head}.
+     */
     private static final class Segment {
         private Entry[] entries = new Entry[16];
         private int head;
         private int size;
         private final Map<String, Entry> byId = new HashMap<>();
+        private KeyTable<Entry> chains = new KeyTable<>(0);
+        /** Appends since the table was last rebuilt: see {@link #append}. */
+        private int linkedSinceRelink;
 
-        Snapshot append(Entry entry) {
+        /** The live entries sharing a key with {@code entry} (not yet appended), oldest first, each once. */
+        List<Entry> sharing(Entry entry) {
+            if (head == size || entry.keys.length == 0) {
+                return List.of();
+            }
+            long oldest = entries[head].seq;
+            List<Entry> out = new ArrayList<>();
+            for (int p = 0; p < entry.keys.length; p++) {
+                for (Entry e = chains.get(entry.keys[p]); e != null && e.seq >= oldest; e = e.previous[p]) {
+                    if (e.visitedBy != entry.seq) {
+                        e.visitedBy = entry.seq;
+                        out.add(e);
+                    }
+                }
+            }
+            out.sort(Comparator.comparingLong(e -> e.seq));
+            return out;
+        }
+
+        void append(Entry entry) {
             if (size == entries.length) {
                 int live = size - head;
                 Entry[] grown = new Entry[Math.max(16, live * 2)];
@@ -224,10 +283,34 @@ final class FlagWindow {
                 head = 0;
                 size = live;
             }
-            Snapshot earlier = new Snapshot(entries, head, size);
             entries[size++] = entry;
             byId.put(entry.id, entry);
-            return earlier;
+            link(entry);
+            // Rebuilt when half full, and at least once per live count of appends: an entry that left stays reachable
+            // through the links of later entries sharing its keys until then (a flood of one document would otherwise
+            // keep every copy ever registered), so what is held stays within a small multiple of what is live.
+            if (chains.full() || ++linkedSinceRelink > Math.max(KeyTable.MIN_CAPACITY, size - head)) {
+                relink();
+            }
+        }
+
+        private void link(Entry entry) {
+            for (int p = 0; p < entry.keys.length; p++) {
+                entry.previous[p] = chains.put(entry.keys[p], entry); // a key's position is part of the key
+            }
+        }
+
+        /** A new table with the live entries' keys alone (those of entries that left stay in a table until then). */
+        private void relink() {
+            int keys = 0;
+            for (int k = head; k < size; k++) {
+                keys += entries[k].keys.length;
+            }
+            chains = new KeyTable<>(2 * keys);
+            linkedSinceRelink = 0;
+            for (int k = head; k < size; k++) {
+                link(entries[k]);
+            }
         }
 
         /** Advances past expired entries at the head; how many left. */
@@ -253,7 +336,7 @@ final class FlagWindow {
             entries = kept;
             head = 0;
             size = n;
-            Arrays.fill(kept, n, kept.length, null);
+            relink(); // chains may pass through the entries that left
         }
     }
 }

@@ -127,20 +127,19 @@ final class Flagger {
     }
 
     /**
-     * The earlier window documents of the same version that the offline candidate rule pairs with this one: those
-     * sharing a block under the same seed (too-short ones: the same exact hash) are the only ones the rule can pair,
-     * so it runs on them alone, with this document last ({@link CandidateRule#ofLast}: linear in them, so a flood of
-     * copies in the window costs each new copy a pass over the flood, not the flood's pairs).
+     * The earlier window documents of the same version that the offline candidate rule pairs with this one: the
+     * window offers those sharing a block under the same seed (too-short ones: the same exact hash), the only ones
+     * the rule can pair, so it runs on them alone, with this document last ({@link CandidateRule#ofLast}: linear in
+     * them, so a flood of copies in the window costs each new copy a pass over the flood, not the flood's pairs).
      */
-    private List<FlagWindow.Entry> admitted(Job job, FlagWindow.Snapshot earlier) {
+    private List<FlagWindow.Entry> admitted(Job job, List<FlagWindow.Entry> earlier) {
         Map<String, FlagWindow.Entry> sharing = new LinkedHashMap<>();
         boolean ok = job.doc.isOk();
         boolean tooShort = Fingerprinted.TOO_SHORT.equals(job.doc.status());
         if (ok == false && tooShort == false) {
             return List.of();
         }
-        for (int k = 0; k < earlier.size(); k++) {
-            FlagWindow.Entry e = earlier.get(k);
+        for (FlagWindow.Entry e : earlier) {
             if (e.id.equals(job.id) || e.version.equals(job.version) == false) {
                 continue;
             }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,12 +29,112 @@ final class FlagWindowTest {
         return window.register(index, id, "v1", doc(), () -> IndexedAt.format(time.incrementAndGet()), 5 * SECOND);
     }
 
-    private static List<String> ids(FlagWindow.Snapshot snapshot) {
+    private static List<String> ids(List<FlagWindow.Entry> entries) {
         List<String> out = new ArrayList<>();
-        for (int k = 0; k < snapshot.size(); k++) {
-            out.add(snapshot.get(k).id);
+        for (FlagWindow.Entry e : entries) {
+            out.add(e.id);
         }
         return out;
+    }
+
+    private static Fingerprinted ok(long... fingerprints) {
+        return new Fingerprinted(fingerprints, new long[0], "e", Fingerprinted.OK, null, true);
+    }
+
+    private static Fingerprinted tooShort(String exact) {
+        return new Fingerprinted(new long[] { 0L }, new long[0], exact, Fingerprinted.TOO_SHORT, null, true);
+    }
+
+    private FlagWindow.Registration register(FlagWindow window, String id, Fingerprinted doc) {
+        return window.register("news", id, "v1", doc, () -> IndexedAt.format(time.incrementAndGet()), 5 * SECOND);
+    }
+
+    @Test
+    void aDocumentIsOfferedOnlyTheEarlierOnesSharingABlockOfTheSameSeedOrItsExactHash() {
+        FlagWindow window = new FlagWindow(100, now::get);
+        register(window, "a", ok(0x1111_2222_3333_4444L, 0x5555_6666_7777_8888L));
+        register(window, "b", ok(0x9999_AAAA_BBBB_CCCCL, 0xDDDD_EEEE_FFFF_0000L));
+        register(window, "c", ok(0x5555_6666_7777_8888L, 0x1111_2222_3333_4444L)); // a's blocks, under the other seeds
+        register(window, "s", tooShort("x"));
+        register(window, "t", tooShort("y"));
+        assertEquals(List.of("a"), ids(register(window, "d", ok(0x0F0F_0F0F_0F0F_4444L, 0x0F0F_0F0F_0F0F_0F0FL)).earlier()));
+        assertEquals(List.of("b", "c"), ids(register(window, "e", ok(0x0A0A_0A0A_0A0A_0A0AL, 0x0B0B_EEEE_0B0B_4444L)).earlier()));
+        assertEquals(List.of("s"), ids(register(window, "u", tooShort("x")).earlier()));
+        assertEquals(List.of(), ids(register(window, "v", ok(0x0123_4567_89AB_CDEFL, 0x0123_4567_89AB_CDEFL)).earlier()));
+        Fingerprinted empty = new Fingerprinted(new long[0], new long[0], "", Fingerprinted.EMPTY, null, true);
+        assertEquals(List.of(), ids(register(window, "w", empty).earlier()));
+    }
+
+    /**
+     * What the window offers is what the pairing check finds in a pass over every entry the window held before the
+     * document (the old scan), through expiries, evictions (a bound of 60), documents registered again and the
+     * rebuilds of its key table; with blocks of a few values most pairs share one.
+     */
+    @Test
+    void theOfferedEntriesAreThoseAScanOfTheWindowPairs() {
+        java.util.Random random = new java.util.Random(11);
+        FlagWindow window = new FlagWindow(60, now::get);
+        int offeredTotal = 0;
+        for (int k = 0; k < 3_000; k++) {
+            Fingerprinted doc;
+            int kind = random.nextInt(10);
+            if (kind == 0) {
+                doc = tooShort("x" + random.nextInt(3));
+            } else {
+                long[] fingerprints = new long[2 + random.nextInt(2)];
+                for (int s = 0; s < fingerprints.length; s++) {
+                    for (int block = 0; block < 4; block++) {
+                        fingerprints[s] |= (long) random.nextInt(kind == 1 ? 2 : 40) << (16 * block);
+                    }
+                }
+                doc = ok(fingerprints);
+            }
+            FlagWindow.Registration r = register(window, "d" + random.nextInt(500), doc);
+            List<FlagWindow.Entry> held = window.live("news");
+            assertEquals(r.entry(), held.get(held.size() - 1));
+            List<FlagWindow.Entry> expected = new ArrayList<>();
+            for (FlagWindow.Entry e : held.subList(0, held.size() - 1)) {
+                boolean pairs = doc.isOk()
+                    ? e.doc.isOk() && e.doc.seeds() == doc.seeds() && Flagger.sharedBlocks(doc, e.doc) > 0
+                    : Fingerprinted.TOO_SHORT.equals(e.doc.status()) && e.doc.exact().equals(doc.exact());
+                if (pairs) {
+                    expected.add(e);
+                }
+            }
+            List<FlagWindow.Entry> offered = new ArrayList<>();
+            for (FlagWindow.Entry e : r.earlier()) { // of another seed count: another version, which the flagger drops
+                if (e.doc.isOk() == false || e.doc.seeds() == doc.seeds()) {
+                    offered.add(e);
+                }
+            }
+            assertEquals(expected, offered, "document " + k);
+            offeredTotal += offered.size();
+            if (random.nextInt(3) > 0) {
+                window.assigned(r.entry(), "c");
+            }
+            now.addAndGet(random.nextInt(200) * 1_000_000L);
+        }
+        assertTrue(offeredTotal > 10_000, "the property needs documents that pair: " + offeredTotal);
+    }
+
+    /** A flood of one document: the copies that left are not kept reachable through the chains of the later ones. */
+    @Test
+    void entriesThatLeftAreNotHeldThroughTheChains() throws InterruptedException {
+        FlagWindow window = new FlagWindow(100_000, now::get);
+        FlagWindow.Entry first = register(window, "a0", ok(0x1111_2222_3333_4444L)).entry();
+        window.assigned(first, "c");
+        WeakReference<FlagWindow.Entry> left = new WeakReference<>(first);
+        first = null;
+        for (int k = 1; k < 5_000; k++) {
+            now.addAndGet(6 * SECOND);
+            window.assigned(register(window, "a" + k, ok(0x1111_2222_3333_4444L)).entry(), "c");
+        }
+        assertEquals(1, window.live("news").size());
+        for (int k = 0; k < 50 && left.get() != null; k++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertNull(left.get(), "the first copy left 5,000 copies ago");
     }
 
     @Test
