@@ -327,11 +327,12 @@ def main() -> None:
             "## The refresh interval: speed against the blind spot between processes",
             "",
             "Every document's candidate search visits every segment, and every refresh writes one; what a refresh "
-            "has not made searchable yet only the window of the process that wrote it covers (the service's "
+            "has not made searchable yet only a window of documents written moments ago covers (the service's "
             "`NEARDUP_RECENT_SECONDS`, the processor's `window_seconds`, each set above the interval). The flag "
-            "pipeline here runs on one node, so one window sees every write; the service's 2 workers each "
-            "see only their own. Segments (mean / most) sampled every second during the pipeline's run; P/R of "
-            "the clusters against the planted groups.",
+            "pipeline here runs on one node, so one window sees every write; the service's 2 workers share theirs "
+            "through the recent-writes journal, so each misses only what the other has in flight. Segments "
+            "(mean / most) sampled every second during the pipeline's run; P/R of the clusters against the planted "
+            "groups.",
             "",
             "| what | `refresh_interval` | window | documents/s | P/R | segments |",
             "|---|---|---|---|---|---|",

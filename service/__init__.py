@@ -31,6 +31,7 @@ from werkzeug.wsgi import LimitedStream
 from neardup.config import Settings
 from neardup.es.client import RecordConfigs, make_client
 from neardup.es.indexing import IngestConfig
+from neardup.es.journal import Journal
 from neardup.es.json_input import JSONRefused, decode_json
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
@@ -170,7 +171,9 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         fingerprinter=Fingerprinter.default(),
         ingest=IngestConfig(max_candidates=settings.max_candidates, min_shared=settings.min_shared),
         record_configs=RecordConfigs(client, settings.index_cache_seconds),
-        recent=RecentWrites(settings.recent_seconds),
+        recent=RecentWrites(
+            settings.recent_seconds, journal=Journal(settings.recent_journal) if settings.recent_journal else None
+        ),
     )
     register_error_handlers(app)
     app.before_request(_check_request)

@@ -14,7 +14,12 @@ cannot parse) is answered in the same JSON shape, not its HTML page.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from gunicorn import util
@@ -27,7 +32,7 @@ from neardup.config import Settings
 from . import MAX_HEADER_FIELD_BYTES, MAX_REQUEST_LINE_BYTES, create_app
 from .errors import error_body
 
-__all__ = ["serve"]
+__all__ = ["serve", "shared_journal"]
 
 
 class _BoundedRequest(Request):  # type: ignore[misc]
@@ -66,8 +71,26 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         return create_app(self.settings)
 
 
+@contextmanager
+def shared_journal(settings: Settings, workers: int) -> Iterator[Settings]:
+    """``settings`` with a recent-writes journal for ``workers`` processes: a new one in memory-backed
+    storage (removed on leaving) when there are several workers and ``recent_journal`` names none; a worker
+    then finds the near-duplicates another wrote before the next refresh (:mod:`neardup.es.journal`)."""
+    if workers < 2 or settings.recent_journal:
+        yield settings
+        return
+    shm = "/dev/shm"
+    with tempfile.TemporaryDirectory(prefix="neardup-", dir=shm if os.access(shm, os.W_OK) else None) as where:
+        yield replace(settings, recent_journal=os.path.join(where, "recent.sqlite3"))
+
+
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     """Serve until interrupted."""
+    with shared_journal(settings, workers) as shared:
+        _run(shared, host, port, workers)
+
+
+def _run(settings: Settings, host: str, port: int, workers: int) -> None:
     options = {
         "bind": f"{host}:{port}",
         "workers": workers,

@@ -3,9 +3,10 @@
 Flagging asks Elasticsearch for a new document's candidates; a document written a moment before is not
 searchable until the next refresh (every second by default, later under load). Instead of writing with
 ``refresh=wait_for`` (up to a refresh interval per request), each process remembers what it wrote in
-the last few seconds and offers those documents as candidates too. Documents written by *another*
-process in that moment are not seen (near-duplicates sent to two service workers within a second of each
-other); ``neardup reconcile`` or ``refresh=wait_for`` covers that case.
+the last few seconds and offers those documents as candidates too. Processes of one host that share a
+:class:`~neardup.es.journal.Journal` (the service's workers do) also offer what the others wrote; what
+they cannot see is a write still in flight in another process, or one made on another machine:
+``neardup reconcile`` covers those.
 
 >>> import numpy as np
 >>> clock = iter([0.0, 1.0, 9.0]).__next__
@@ -25,45 +26,81 @@ from collections.abc import Callable, Iterable
 
 from neardup.mappings.schema import Stored
 
+from .journal import Journal
+
 __all__ = ["RecentWrites"]
 
 
 class RecentWrites:
     """Per index, the documents written through this object in the last ``seconds`` (at most
-    ``max_documents`` of them, the newest kept; ``Settings.recent_seconds`` says how long). Thread-safe: a
-    service worker's threads share one."""
+    ``max_documents`` of them, the newest kept; ``Settings.recent_seconds`` says how long), and with a
+    ``journal`` those the processes sharing it wrote (``clock`` must then be one clock for all of them, as
+    ``time.monotonic`` is on one host). Thread-safe: a service worker's threads share one."""
 
     def __init__(
-        self, seconds: float, max_documents: int = 20_000, clock: Callable[[], float] = time.monotonic
+        self,
+        seconds: float,
+        max_documents: int = 20_000,
+        clock: Callable[[], float] = time.monotonic,
+        journal: Journal | None = None,
     ) -> None:
         self.seconds = seconds
         self.max_documents = max_documents
+        self.journal = journal
         self._clock = clock
         self._lock = threading.Lock()
         self._by_index: dict[str, OrderedDict[str, tuple[float, Stored]]] = {}
 
+    def _add(self, index: str, at: float, documents: Iterable[Stored]) -> None:
+        entries = self._by_index.setdefault(index, OrderedDict())
+        for doc in documents:
+            entries.pop(doc.id, None)
+            entries[doc.id] = (at, doc)
+        while len(entries) > self.max_documents:
+            entries.popitem(last=False)
+
     def remember(self, index: str, documents: Iterable[Stored]) -> None:
         now = self._clock()
+        docs = list(documents)
         with self._lock:
-            entries = self._by_index.setdefault(index, OrderedDict())
-            for doc in documents:
-                entries.pop(doc.id, None)
-                entries[doc.id] = (now, doc)
-            while len(entries) > self.max_documents:
-                entries.popitem(last=False)
+            self._add(index, now, docs)
+            if self.journal is not None:
+                self.journal.prune(now - self.seconds)
+                self.journal.append(index, now, docs)
 
     def clear(self, index: str) -> None:
-        """Forget everything written to ``index`` (it was deleted and created again)."""
+        """Forget everything written to ``index`` (it was deleted and created again), here and, through the
+        journal, in the processes sharing it."""
         with self._lock:
             self._by_index.pop(index, None)
+            if self.journal is not None:
+                self.journal.clear(index, self._clock())
+
+    def _read_journal(self) -> None:
+        assert self.journal is not None
+        for row in self.journal.read():
+            if row.document is None:  # cleared then: what this process wrote to the new index since stays
+                old = self._by_index.pop(row.index, OrderedDict())
+                kept = [(doc_id, entry) for doc_id, entry in old.items() if entry[0] > row.at]
+                if kept:
+                    self._by_index[row.index] = OrderedDict(kept)
+            else:
+                entries = self._by_index.setdefault(row.index, OrderedDict())
+                entries.pop(row.document.id, None)
+                entries[row.document.id] = (row.at, row.document)
+                if len(entries) > self.max_documents:
+                    entries.popitem(last=False)
 
     def documents(self, index: str) -> list[Stored]:
-        """The documents still within the window, oldest first."""
+        """The documents still within the window, in the order this process learnt of them."""
         cutoff = self._clock() - self.seconds
         with self._lock:
+            if self.journal is not None:
+                self._read_journal()
             entries = self._by_index.get(index)
             if not entries:
                 return []
             while entries and next(iter(entries.values()))[0] < cutoff:
                 entries.popitem(last=False)
-            return [doc for _, doc in entries.values()]
+            # another process's write can be learnt after a later one of this process: not always at the head
+            return [doc for at, doc in entries.values() if at >= cutoff]

@@ -1,0 +1,155 @@
+"""A file the processes of one host share, so each sees the documents the others wrote moments ago.
+
+:class:`~neardup.es.recent.RecentWrites` remembers what *its* process wrote until a refresh makes it
+searchable. The service runs several worker processes, and a near-duplicate that reaches another
+worker before the next refresh would not be found there. A journal is the shared part: every worker
+appends what it wrote, and before a lookup reads the rows the others appended since it last looked.
+It is an SQLite database in write-ahead-log mode (readers and one writer at a time, no server); the
+service puts it in memory-backed storage (``/dev/shm``) where there is one, since it never needs to
+outlive the server.
+
+Rows carry the writer's clock (``time.monotonic``, one clock for every process of a Linux host), so
+the journal is for processes of one machine; across machines, ``neardup reconcile`` remains the answer.
+
+>>> import numpy as np, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "recent.sqlite3")
+>>> one, other = Journal(path, writer="one"), Journal(path, writer="other")  # two processes
+>>> doc = Stored("a", (2**64 - 1,), np.arange(3, dtype=np.uint32), "x", "ok", "v1", "a", "2024-01-01T00:00:00Z")
+>>> one.append("news", 10.0, [doc])
+>>> [(row.index, row.at, row.document.id, row.document.fingerprints) for row in other.read()]
+[('news', 10.0, 'a', (18446744073709551615,))]
+>>> other.read(), one.read()  # each row is read once per reader; a writer does not read its own rows
+([], [])
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup.mappings.schema import Stored
+
+__all__ = ["Journal", "JournalRow"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS writes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    writer TEXT NOT NULL,
+    idx TEXT NOT NULL,
+    at REAL NOT NULL,
+    id TEXT,              -- NULL: the index was cleared (deleted and created again) at `at`
+    fingerprints BLOB,
+    sketch BLOB,
+    meta BLOB,
+    exact TEXT,
+    status TEXT,
+    version TEXT,
+    cluster TEXT,
+    indexed_at TEXT
+);
+CREATE INDEX IF NOT EXISTS writes_at ON writes (at);
+"""
+
+
+@dataclass(frozen=True)
+class JournalRow:
+    """One row another process appended: a document it wrote to ``index`` at ``at``, or (``document`` None)
+    the clearing of ``index``."""
+
+    index: str
+    at: float
+    document: Stored | None
+
+
+class Journal:
+    """One handle on the shared file (its connection opened again in a forked child; not thread-safe: its
+    owner locks). It reads the rows of every other handle, in this process or another; ``writer`` names
+    its own rows (default: a new random name, and another in a forked child)."""
+
+    def __init__(self, path: str, writer: str | None = None) -> None:
+        self.path = path
+        self._name = writer or uuid.uuid4().hex
+        self._pid = -1
+        self._conn: sqlite3.Connection | None = None
+        self._seen = 0
+
+    @property
+    def writer(self) -> str:
+        return f"{self._name}:{os.getpid()}"
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():  # a connection must not cross a fork
+            conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=OFF")  # it never needs to survive a crash of the machine
+            conn.executescript(_SCHEMA)
+            self._conn, self._pid = conn, os.getpid()
+        return self._conn
+
+    def append(self, index: str, at: float, documents: Iterable[Stored]) -> None:
+        rows = [
+            (
+                self.writer,
+                index,
+                at,
+                d.id,
+                np.asarray(d.fingerprints, dtype="<u8").tobytes(),
+                np.asarray(d.sketch, dtype="<u4").tobytes(),
+                None if d.meta is None else np.asarray(d.meta, dtype="<u4").tobytes(),
+                d.exact,
+                d.status,
+                d.version,
+                d.cluster,
+                d.indexed_at,
+            )
+            for d in documents
+        ]
+        conn = self._connection()
+        with conn:
+            conn.executemany("INSERT INTO writes VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def clear(self, index: str, at: float) -> None:
+        conn = self._connection()
+        with conn:
+            conn.execute("INSERT INTO writes (writer, idx, at) VALUES (?, ?, ?)", (self.writer, index, at))
+
+    def read(self) -> list[JournalRow]:
+        """The rows other processes appended since this one last read, in order."""
+        conn = self._connection()
+        rows = conn.execute(
+            "SELECT seq, idx, at, id, fingerprints, sketch, meta, exact, status, version, cluster, indexed_at "
+            "FROM writes WHERE seq > ? AND writer != ? ORDER BY seq",
+            (self._seen, self.writer),
+        ).fetchall()
+        if rows:
+            self._seen = rows[-1][0]
+        return [JournalRow(r[1], r[2], _document(r)) for r in rows]
+
+    def prune(self, before: float) -> None:
+        """Drops the rows written before ``before`` (they are out of every reader's window)."""
+        conn = self._connection()
+        with conn:
+            conn.execute("DELETE FROM writes WHERE at < ?", (before,))
+
+
+def _document(row: tuple[object, ...]) -> Stored | None:
+    _, _, _, doc_id, fingerprints, sketch, meta, exact, status, version, cluster, indexed_at = row
+    if doc_id is None:
+        return None
+    assert isinstance(fingerprints, bytes) and isinstance(sketch, bytes) and isinstance(meta, bytes | None)
+    return Stored(
+        id=str(doc_id),
+        fingerprints=tuple(np.frombuffer(fingerprints, dtype="<u8").tolist()),
+        sketch=np.frombuffer(sketch, dtype="<u4").astype(np.uint32),
+        exact=str(exact),
+        status=str(status),
+        version=str(version),
+        cluster=None if cluster is None else str(cluster),
+        indexed_at=str(indexed_at),
+        meta=None if meta is None else np.frombuffer(meta, dtype="<u4").astype(np.uint32),
+    )
