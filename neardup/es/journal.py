@@ -13,7 +13,7 @@ the journal is for processes of one machine; across machines, ``neardup reconcil
 
 >>> import numpy as np, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "recent.sqlite3")
->>> one, other = Journal(path, writer="one"), Journal(path, writer="other")  # two processes
+>>> one, other = Journal(path, writer="one"), Journal(path, writer="other")  # as two processes hold
 >>> doc = Stored("a", (2**64 - 1,), np.arange(3, dtype=np.uint32), "x", "ok", "v1", "a", "2024-01-01T00:00:00Z")
 >>> one.append("news", 10.0, [doc])
 >>> [(row.index, row.at, row.document.id, row.document.fingerprints) for row in other.read()]
@@ -27,14 +27,16 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
+from neardup.errors import NeardupError
 from neardup.mappings.schema import Stored
 
-__all__ = ["Journal", "JournalRow"]
+__all__ = ["Journal", "JournalError", "JournalRow"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS writes (
@@ -64,6 +66,10 @@ class JournalRow:
     index: str
     at: float
     document: Stored | None
+
+
+class JournalError(NeardupError):
+    """The journal file cannot be opened, read or written."""
 
 
 class Journal:
@@ -109,32 +115,44 @@ class Journal:
             )
             for d in documents
         ]
-        conn = self._connection()
-        with conn:
+        with self._transaction() as conn:
             conn.executemany("INSERT INTO writes VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def clear(self, index: str, at: float) -> None:
-        conn = self._connection()
-        with conn:
+        with self._transaction() as conn:
             conn.execute("INSERT INTO writes (writer, idx, at) VALUES (?, ?, ?)", (self.writer, index, at))
 
     def read(self) -> list[JournalRow]:
         """The rows other processes appended since this one last read, in order."""
-        conn = self._connection()
-        rows = conn.execute(
-            "SELECT seq, idx, at, id, fingerprints, sketch, meta, exact, status, version, cluster, indexed_at "
-            "FROM writes WHERE seq > ? AND writer != ? ORDER BY seq",
-            (self._seen, self.writer),
-        ).fetchall()
+        with self._transaction() as conn:
+            rows = conn.execute(
+                "SELECT seq, idx, at, id, fingerprints, sketch, meta, exact, status, version, cluster, indexed_at "
+                "FROM writes WHERE seq > ? AND writer != ? ORDER BY seq",
+                (self._seen, self.writer),
+            ).fetchall()
         if rows:
             self._seen = rows[-1][0]
         return [JournalRow(r[1], r[2], _document(r)) for r in rows]
 
     def prune(self, before: float) -> None:
         """Drops the rows written before ``before`` (they are out of every reader's window)."""
-        conn = self._connection()
-        with conn:
+        with self._transaction() as conn:
             conn.execute("DELETE FROM writes WHERE at < ?", (before,))
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction (a batch's rows commit together); SQLite's errors become :class:`JournalError`."""
+        try:
+            conn = self._connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise JournalError(f"the recent-writes journal {self.path}: {exc}") from exc
 
 
 def _document(row: tuple[object, ...]) -> Stored | None:

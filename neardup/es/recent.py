@@ -19,6 +19,7 @@ they cannot see is a write still in flight in another process, or one made on an
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -26,9 +27,11 @@ from collections.abc import Callable, Iterable
 
 from neardup.mappings.schema import Stored
 
-from .journal import Journal
+from .journal import Journal, JournalError
 
 __all__ = ["RecentWrites"]
+
+_LOG = logging.getLogger(__name__)
 
 
 class RecentWrites:
@@ -64,39 +67,45 @@ class RecentWrites:
         docs = list(documents)
         with self._lock:
             self._add(index, now, docs)
-            if self.journal is not None:
-                self.journal.prune(now - self.seconds)
-                self.journal.append(index, now, docs)
+
+            def share(journal: Journal) -> None:
+                journal.prune(now - self.seconds)
+                journal.append(index, now, docs)
+
+            self._shared(share)
 
     def clear(self, index: str) -> None:
         """Forget everything written to ``index`` (it was deleted and created again), here and, through the
         journal, in the processes sharing it."""
         with self._lock:
             self._by_index.pop(index, None)
-            if self.journal is not None:
-                self.journal.clear(index, self._clock())
+            self._shared(lambda j: j.clear(index, self._clock()))
 
-    def _read_journal(self) -> None:
-        assert self.journal is not None
-        for row in self.journal.read():
-            if row.document is None:  # cleared then: what this process wrote to the new index since stays
-                old = self._by_index.pop(row.index, OrderedDict())
-                kept = [(doc_id, entry) for doc_id, entry in old.items() if entry[0] > row.at]
-                if kept:
-                    self._by_index[row.index] = OrderedDict(kept)
-            else:
-                entries = self._by_index.setdefault(row.index, OrderedDict())
-                entries.pop(row.document.id, None)
-                entries[row.document.id] = (row.at, row.document)
-                if len(entries) > self.max_documents:
-                    entries.popitem(last=False)
+    def _shared(self, action: Callable[[Journal], object]) -> None:
+        """``action`` on the journal, if any. A journal that fails is only a loss of what the other processes
+        wrote (a refresh or ``neardup reconcile`` still finds it), never of a request: it is logged."""
+        if self.journal is not None:
+            try:
+                action(self.journal)
+            except JournalError as exc:
+                _LOG.warning("%s; going on with this process's own recent writes", exc)
+
+    def _read_journal(self, journal: Journal) -> None:
+        for row in journal.read():
+            if row.document is not None:
+                self._add(row.index, row.at, [row.document])
+                continue
+            # cleared then: what this process wrote to the new index since stays
+            old = self._by_index.pop(row.index, OrderedDict())
+            kept = [(doc_id, entry) for doc_id, entry in old.items() if entry[0] > row.at]
+            if kept:
+                self._by_index[row.index] = OrderedDict(kept)
 
     def documents(self, index: str) -> list[Stored]:
         """The documents still within the window, in the order this process learnt of them."""
         cutoff = self._clock() - self.seconds
         with self._lock:
-            if self.journal is not None:
-                self._read_journal()
+            self._shared(self._read_journal)
             entries = self._by_index.get(index)
             if not entries:
                 return []

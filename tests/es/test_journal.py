@@ -9,9 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from neardup.config import Settings
-from neardup.es.journal import Journal
+from neardup.es.journal import Journal, JournalError
 from neardup.es.recent import RecentWrites
 from neardup.mappings.schema import Stored
 from neardup.service.server import shared_journal
@@ -105,6 +106,19 @@ def test_rows_older_than_the_window_are_pruned_when_writing(tmp_path: Path) -> N
         writer.remember("news", [_doc(f"d{k}")])
         now[0] += 1
     assert len(Journal(path).read()) == 6  # written at 14..19 s (the prune at 19 s keeps what is 5 s old)
+
+
+def test_a_journal_that_cannot_be_opened_is_a_clear_error_and_costs_a_worker_only_the_others_writes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    missing = str(tmp_path / "no-such-dir" / "j.sqlite3")
+    with pytest.raises(JournalError, match="no-such-dir"):
+        Journal(missing).read()
+    recent = RecentWrites(5.0, journal=Journal(missing))
+    recent.remember("news", [_doc("a")])
+    recent.clear("sport")
+    assert [d.id for d in recent.documents("news")] == ["a"]
+    assert "recent-writes journal" in caplog.text and "going on with this process's own" in caplog.text
 
 
 def test_serve_gives_several_workers_a_journal_in_memory_and_removes_it() -> None:
