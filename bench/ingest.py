@@ -12,14 +12,18 @@
 
 Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second),
 with 2 client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no
-merge running. Then the refresh interval's trade: the flag pipeline over ``--refresh-docs`` documents (a longer
-run, where segments pile up as they do in a live index) and the service (processor fingerprinting, 2 workers)
-over the same documents as above, each into an index refreshing every 1 s and every 5 s (with the windows of
-documents written moments ago at 5 s and 10 s), with their clusters' P/R and, for the pipeline, the number of
-segments sampled every second. Then the fingerprinting rate in characters per second, one thread:
-the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
+merge running. Every way first writes ``--warm-up`` documents untimed (a node that has been running has its code
+compiled: a cold node's first run was the slowest by far), then ``--rounds`` rounds of all the ways in turn; the
+median round is reported with the range. Then the refresh interval's trade: the flag pipeline over
+``--refresh-docs`` documents (a longer run, where segments pile up as they do in a live index) and the service
+(processor fingerprinting, 2 workers) over the same documents as above, each into an index refreshing every 1 s
+and every 5 s (with the windows of documents written moments ago at 5 s and 10 s), with their clusters' P/R and,
+for the pipeline, the number of segments sampled every second. Then the fingerprinting rate in characters per
+second, one thread: the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's
+Daily texts.
 
-Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000]`` → bench/results/ingest.md
+Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3] [--warm-up 2000]``
+→ bench/results/ingest.md
 """
 
 from __future__ import annotations
@@ -31,18 +35,19 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jieba
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch, NotFoundError, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
 from bench.harness import Served, elasticsearch, post_in_threads, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
-from neardup.es.pipeline import FLAG_PIPELINE_ID, PIPELINE_ID, fingerprint_in_pipeline, install_pipeline
+from neardup.es.pipeline import FLAG_PIPELINE_ID, PIPELINE_ID, install_pipeline
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.ingest.fingerprint import Fingerprinter, Record
@@ -50,6 +55,7 @@ from neardup.mappings.schema import CLUSTER, ROOT, path, record_fields
 from neardup.node.plugin_build import build_plugin
 
 OUT = Path(__file__).parent / "results" / "ingest.md"
+T = TypeVar("T")
 BATCH = 500
 THREADS = 2
 
@@ -104,14 +110,18 @@ def _bulk(
     return seconds
 
 
-def _segments_during(client: Elasticsearch, index: str, run: Callable[[], float]) -> tuple[float, float, int]:
-    """``run()``'s result with the mean and the most segments ``index`` had, sampled every second meanwhile."""
+def _segments_during(client: Elasticsearch, index: str, run: Callable[[], T]) -> tuple[T, float, int]:
+    """``run()``'s result with the mean and the most segments ``index`` had, sampled every second meanwhile
+    (while it exists)."""
     counts: list[int] = []
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(1.0):
-            counts.append(len(client.cat.segments(index=index, format="json").body))
+            try:
+                counts.append(len(client.cat.segments(index=index, format="json").body))
+            except NotFoundError:
+                continue
 
     watcher = threading.Thread(target=sample, daemon=True)
     watcher.start()
@@ -234,65 +244,97 @@ def _java_rates(texts: Sequence[str]) -> dict[str, float]:
     return rates
 
 
+@dataclass(frozen=True)
+class Way:
+    """One way of writing the documents: ``run`` writes them into a fresh ``index`` and returns (seconds, peak
+    worker RSS, 0 without a service)."""
+
+    key: str
+    name: str
+    index: str
+    run: Callable[[Elasticsearch, str, Sequence[Doc], Sequence[Record]], tuple[float, int]]
+
+
+def _bulk_way(key: str, name: str, pipeline: str | None, prepared: bool = False) -> Way:
+    index = f"bench-ingest-{key}"
+
+    def run(client: Elasticsearch, url: str, docs: Sequence[Doc], records: Sequence[Record]) -> tuple[float, int]:
+        return _bulk(client, index, docs, pipeline, records if prepared else None), 0
+
+    return Way(key, name, index, run)
+
+
+def _service_way(key: str, name: str, **settings: str) -> Way:
+    index = f"bench-ingest-{key}"
+
+    def run(client: Elasticsearch, url: str, docs: Sequence[Doc], records: Sequence[Record]) -> tuple[float, int]:
+        with serve(url, workers=2, **settings) as served:  # a new server per run: nothing remembered between runs
+            return _service(client, served, index, docs)
+
+    return Way(key, name, index, run)
+
+
+WAYS = (
+    _bulk_way("plain", "plain `helpers.bulk`, no pipeline", None),
+    _bulk_way("prepared", "plain bulk of the documents with their neardup fields computed beforehand", None, True),
+    _bulk_way("pipeline", "bulk with `pipeline=neardup` (fingerprints)", PIPELINE_ID),
+    _service_way("service", "the Python service, 2 workers (fingerprints + flagging)"),
+    _service_way(
+        "service-es",
+        "the service with `NEARDUP_FINGERPRINT_IN_ES=true` (the processor fingerprints, the service flags)",
+        fingerprint_in_es="true",
+    ),
+    _bulk_way("flag", "bulk with `pipeline=neardup-flag` (fingerprints + flagging)", FLAG_PIPELINE_ID),
+)
+
+
+def _notes(client: Elasticsearch, docs: Sequence[Doc], rss: dict[str, int]) -> dict[str, str]:
+    """What each way's last round wrote, checked: the pipeline's fields against Python's, the clusters of the
+    processor-fingerprinting service and of the flag pipeline against the Python service's; worker memory."""
+    notes = {"prepared": "what indexing the fields costs Elasticsearch; fingerprinting not timed"}
+    notes["pipeline"] = f"{_same_fields(client, 'bench-ingest-pipeline', docs)}/200 sampled = Python"
+    notes["service"] = f"peak worker RSS {rss['service'] / 2**20:.0f} MiB"
+    notes["service-es"] = f"peak worker RSS {rss['service-es'] / 2**20:.0f} MiB; " + _compare_clusters(
+        client, "bench-ingest-service-es", "bench-ingest-service", docs
+    )
+    notes["flag"] = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
+    return notes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--port", type=int, default=9357)
     parser.add_argument("--refresh-docs", type=int, default=100_000, help="0: no refresh comparison")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds of every way; the median is reported")
+    parser.add_argument("--warm-up", type=int, default=2_000, help="documents each way writes first, not timed")
     args = parser.parse_args()
     docs = read_corpus(corpus_path(args.docs), args.docs)
     chars = sum(len(d.text) for d in docs)
     records = Fingerprinter.default().fingerprint_many([(d.text, None) for d in docs])
 
-    rows: list[tuple[str, float, str]] = []
     with elasticsearch(args.port, "2g") as (url, label):
         client = Elasticsearch(url, request_timeout=600)
         install_pipeline(client)
         install_pipeline(client, flag=True)
-        # the processor's tables load once per node: load them now, not while the first rows are timed
-        fingerprint_in_pipeline(client, [(docs[0].text, None)], Fingerprinter.default().version)
-        plain = _bulk(client, "bench-ingest-plain", docs, None)
-        rows.append(("plain `helpers.bulk`, no pipeline", plain, ""))
-        client.indices.delete(index="bench-ingest-plain")
-        prepared = _bulk(client, "bench-ingest-prepared", docs, None, records)
-        client.indices.delete(index="bench-ingest-prepared")
-        rows.append(
-            (
-                "plain bulk of the documents with their neardup fields computed beforehand",
-                prepared,
-                "what indexing the fields costs Elasticsearch; fingerprinting not timed",
-            )
-        )
-        fingerprint = _bulk(client, "bench-ingest-pipeline", docs, PIPELINE_ID)
-        same = _same_fields(client, "bench-ingest-pipeline", docs)
-        rows.append(("bulk with `pipeline=neardup` (fingerprints)", fingerprint, f"{same}/200 sampled = Python"))
-        with serve(url, workers=2) as served:
-            service, rss = _service(client, served, "bench-ingest-service", docs)
-        rows.append(
-            (
-                "the Python service, 2 workers (fingerprints + flagging)",
-                service,
-                f"peak worker RSS {rss / 2**20:.0f} MiB",
-            )
-        )
-        with serve(url, workers=2, fingerprint_in_es="true") as served:
-            in_es, rss = _service(client, served, "bench-ingest-service-es", docs)
-        rows.append(
-            (
-                "the service with `NEARDUP_FINGERPRINT_IN_ES=true` (the processor fingerprints, the service flags)",
-                in_es,
-                f"peak worker RSS {rss / 2**20:.0f} MiB; "
-                + _compare_clusters(client, "bench-ingest-service-es", "bench-ingest-service", docs),
-            )
-        )
-        flagging, segments, most = _segments_during(
-            client, "bench-ingest-flag", lambda: _bulk(client, "bench-ingest-flag", docs, FLAG_PIPELINE_ID)
-        )
-        compared = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
-        compared += f"; segments {segments:.1f} on average, at most {most}"
-        rows.append(("bulk with `pipeline=neardup-flag` (fingerprints + flagging)", flagging, compared))
-        for row in ("plain", "prepared", "pipeline", "service", "service-es", "flag"):
-            client.indices.delete(index=f"bench-ingest-{row}", ignore_unavailable=True)
+        # not timed: every way once over the first documents, so the node's code paths and ours are compiled
+        for way in WAYS:
+            way.run(client, url, docs[: args.warm_up], records[: args.warm_up])
+        seconds: dict[str, list[float]] = {way.key: [] for way in WAYS}
+        segments: dict[str, list[float]] = {way.key: [] for way in WAYS}
+        rss: dict[str, int] = {}
+        for _ in range(args.rounds):
+            for way in WAYS:
+                client.indices.delete(index=way.index, ignore_unavailable=True)  # not sampled while a server starts
+                (took, peak), mean, _most = _segments_during(
+                    client, way.index, lambda way=way: way.run(client, url, docs, records)
+                )
+                seconds[way.key].append(took)
+                segments[way.key].append(mean)
+                rss[way.key] = max(rss.get(way.key, 0), peak)
+        notes = _notes(client, docs, rss)
+        for way in WAYS:
+            client.indices.delete(index=way.index, ignore_unavailable=True)
         refresh_docs = read_corpus(corpus_path(args.refresh_docs), args.refresh_docs) if args.refresh_docs else []
         refresh_rows = _refresh_rows(client, url, refresh_docs, docs) if refresh_docs else []
 
@@ -307,19 +349,29 @@ def main() -> None:
         "# Ingest: plain bulk, the Java processor, the Python service",
         "",
         f"Machine: {describe()}; Elasticsearch: {label}.",
-        f"Command: `python -m bench.ingest --docs {args.docs} --refresh-docs {args.refresh_docs}`. "
+        f"Command: `python -m bench.ingest --docs {args.docs} --refresh-docs {args.refresh_docs} "
+        f"--rounds {args.rounds} --warm-up {args.warm_up}`. "
         f"{len(docs):,} documents of the bench corpus "
         f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
         "client threads, a fresh index with the neardup mapping per row (Elasticsearch's default refresh, every "
-        "second), refresh at the end counted. All rows in this one run.",
+        "second), refresh at the end counted. All rows in this one run: first every way once over the first "
+        f"{args.warm_up:,} documents (not timed: the node's code and ours compiled, as on a node that has been "
+        f"running), then {args.rounds} rounds of every way in the order of the table; the median round is "
+        "reported, its ratios, the range of the rounds, and the mean number of segments the index had (sampled "
+        "every second). Notes read what the last round wrote.",
         "",
-        "| how | seconds | documents/s | × plain bulk | × the service | note |",
-        "|---|---|---|---|---|---|",
+        "| how | seconds (median) | documents/s (median) | range of rounds | × plain bulk | × the service "
+        "| segments | note |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for name, seconds, note in rows:
-        rate = len(docs) / seconds
+    median = {key: statistics.median(times) for key, times in seconds.items()}
+    for way in WAYS:
+        rates = sorted(len(docs) / t for t in seconds[way.key])
         lines.append(
-            f"| {name} | {seconds:.1f} | {rate:,.0f} | {plain / seconds:.2f} | {service / seconds:.1f} | {note} |"
+            f"| {way.name} | {median[way.key]:.1f} | {len(docs) / median[way.key]:,.0f} "
+            f"| {rates[0]:,.0f}–{rates[-1]:,.0f} | {median['plain'] / median[way.key]:.2f} "
+            f"| {median['service'] / median[way.key]:.1f} | {statistics.mean(segments[way.key]):.1f} "
+            f"| {notes.get(way.key, '')} |"
         )
     if refresh_rows:
         lines += [

@@ -21,6 +21,9 @@ batches of 500 from two client threads, the service's default ``refresh=false``)
 between are bulk-loaded with fingerprints computed here (as a ``dedupe`` would leave them); the same
 first 100k documents also go through a plain ``helpers.bulk`` into an index of their own.
 
+Before anything is timed, 2,000 other documents go through the plain bulk and the service into indices of
+their own (deleted after), so the node's and the workers' code is compiled as on a node that has been running.
+
 Run: ``python -m bench.scale`` (``--docs 100000`` for a quick run) → bench/results/scale.md
 """
 
@@ -56,6 +59,8 @@ from neardup.mappings import schema
 OUT = Path(__file__).parent / "results" / "scale.md"
 INDEX = "bench-scale"
 PLAIN = "bench-scale-plain"
+WARM = "bench-scale-warm"
+WARM_DOCS = 2_000
 VECTORS = {"flat": "bench-scale-flat", "hnsw": "bench-scale-hnsw"}
 BATCH = 500
 BRUTE_QUERIES = 200
@@ -125,6 +130,16 @@ def _stored_clusters(client: Elasticsearch, ids: Sequence[str]) -> list[str]:
         resp = client.mget(index=INDEX, ids=list(ids[k : k + 5000]), source=[schema.path(schema.CLUSTER)])
         out += [str(((d.get("_source") or {}).get(schema.ROOT) or {}).get(schema.CLUSTER)) for d in resp["docs"]]
     return out
+
+
+def _warm_up(client: Elasticsearch, served: Served, docs: Sequence[Doc]) -> None:
+    """``docs`` through the plain bulk and the service into indices of their own, deleted after, not timed: the
+    first measurements on a fresh node would otherwise time its code being compiled (the early service rate
+    with them, flattering the late one)."""
+    _plain_bulk(client, docs)
+    setup_index(client, WARM)
+    post_in_threads(served, WARM, docs, BATCH, 2)
+    client.indices.delete(index=WARM)
 
 
 def _plain_bulk(client: Elasticsearch, docs: Sequence[Doc]) -> float:
@@ -232,7 +247,7 @@ def _measure(
 
 
 def _setup(client: Elasticsearch) -> None:
-    for name in (INDEX, PLAIN, *VECTORS.values()):
+    for name in (INDEX, PLAIN, WARM, *VECTORS.values()):
         client.indices.delete(index=name, ignore_unavailable=True)
     setup_index(client, INDEX)
     for kind, name in VECTORS.items():
@@ -272,6 +287,7 @@ def main() -> None:
         client = Elasticsearch(url, request_timeout=120)
         lang = script_language(client)
         _setup(client)
+        _warm_up(client, served, docs[ingest : ingest + WARM_DOCS])
         bulk_s = _plain_bulk(client, docs[:ingest])
         _wait_for_merges(client)
         early_s, early_rss, early_items = _service_ingest(served, docs[:ingest])
@@ -317,7 +333,9 @@ def main() -> None:
         "",
         f"{ingest:,} documents, batches of {BATCH}; the service with its default `refresh=false` (documents a",
         "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` with its",
-        "default refresh (none) into an index with the default mapping. The service fingerprints "
+        "default refresh (none) into an index with the default mapping. Before either was timed, "
+        f"{WARM_DOCS:,} other documents went through both into indices of their own (code compiled, as on a node "
+        "that has been running). The service fingerprints "
         + (
             "through the cluster's processor (`NEARDUP_FINGERPRINT_IN_ES=true`)."
             if args.fingerprint_in_es
