@@ -11,6 +11,7 @@ BENCHES = [
     ["bench.cluster_1m", "--docs", "10000000", "--planted", "100000", "--no-candidates"],
     ["bench.lookup_latency"],
     ["bench.lookup_real"],
+    ["bench.block_encoding"],
     ["bench.service_eval"],
     ["bench.largest_request"],
     ["bench.scale"],
