@@ -37,10 +37,9 @@ from typing import Any
 import numpy as np
 from elasticsearch import Elasticsearch
 
-from bench.harness import elasticsearch
+from bench.harness import bare_record, elasticsearch
 from bench.machine import describe, write_results
 from neardup.es.lookup import candidate_query
-from neardup.ingest.bits import block_fields
 from neardup.mappings import schema
 
 OUT = Path(__file__).parent / "results" / "block_encoding.md"
@@ -55,19 +54,6 @@ WARM_UP = 50_000
 KEYS = "keys"
 #: a document's ``_source``, or its candidate query, from its fingerprints
 Build = Callable[[Sequence[int]], dict[str, Any]]
-
-
-class _Query:
-    """What ``candidate_query`` reads of a record."""
-
-    def __init__(self, fingerprints: Sequence[int]) -> None:
-        self.fingerprints = tuple(fingerprints)
-        self.status = "ok"
-        self.exact = ""
-
-    @property
-    def fingerprint(self) -> int:
-        return self.fingerprints[0]
 
 
 def integer_keys(fingerprints: Sequence[int]) -> list[int]:
@@ -85,7 +71,7 @@ def integer_keys(fingerprints: Sequence[int]) -> list[int]:
 
 
 def _keyword_source(fps: Sequence[int]) -> dict[str, Any]:
-    fields = dict(zip(schema.BLOCKS, block_fields(fps), strict=True))
+    fields = dict(zip(schema.BLOCKS, bare_record(fps, VERSION).block_tokens(), strict=True))
     return {schema.ROOT: fields | {schema.VERSION: VERSION}}
 
 
@@ -94,7 +80,8 @@ def _integer_source(fps: Sequence[int]) -> dict[str, Any]:
 
 
 def _keyword_query(fps: Sequence[int]) -> dict[str, Any]:
-    return candidate_query(_Query(fps), block_fields(fps), VERSION, ranked=False)
+    record = bare_record(fps, VERSION)
+    return candidate_query(record, record.block_tokens(), VERSION, ranked=False)
 
 
 def _integer_query(fps: Sequence[int]) -> dict[str, Any]:

@@ -20,15 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
 import psutil
 
 from neardup import node as esnode
 from neardup.config import Settings
+from neardup.ingest.fingerprint import Record
 
 __all__ = [
     "PeakRss",
     "Row",
     "Served",
+    "bare_record",
     "elasticsearch",
     "percentiles",
     "post_batch",
@@ -38,6 +41,14 @@ __all__ = [
 ]
 
 Q = TypeVar("Q")
+
+
+def bare_record(fingerprints: Sequence[int], version: str) -> Record:
+    """A record of bare fingerprints (synthetic ones), as much as the block query reads of a document: no
+    sketch, no exact hash."""
+    return Record(tuple(int(f) for f in fingerprints), np.zeros(0, dtype=np.uint32), "", "ok", version)
+
+
 #: (method, p50 ms, p99 ms, mean candidates or None when not observable, targets found)
 Row = tuple[str, float, float, float | None, int]
 

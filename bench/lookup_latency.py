@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
-from bench.harness import elasticsearch, time_methods
+from bench.harness import bare_record, elasticsearch, time_methods
 from bench.machine import describe, write_results
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, hamming_filter, script_language
@@ -39,19 +39,6 @@ QUERIES = 1_000
 SEEDS = 16
 INDEX = "bench-lookup"
 VERSION = "bench"
-
-
-class _Query:
-    """What candidate_query needs from a record."""
-
-    def __init__(self, fps: np.ndarray) -> None:
-        self.fingerprints = tuple(int(x) for x in fps)
-        self.status = "ok"
-        self.exact = ""
-
-    @property
-    def fingerprint(self) -> int:
-        return self.fingerprints[0]
 
 
 def _load(client: Elasticsearch, fps: np.ndarray) -> None:
@@ -105,7 +92,8 @@ def main() -> None:
             main_fps = fps[:, 0]
 
             def blocks_python(q: np.ndarray) -> tuple[set[int], int]:
-                query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
+                record = bare_record(q, VERSION)
+                query = candidate_query(record, record.block_tokens(), VERSION)
                 resp = client.search(index=INDEX, query=query, size=500, source=[schema.path(schema.FINGERPRINT)])
                 q0 = int(q[0])
                 found = set()
@@ -116,7 +104,8 @@ def main() -> None:
                 return found, int(resp["hits"]["total"]["value"])
 
             def blocks_script(q: np.ndarray) -> tuple[set[int], int]:
-                query = candidate_query(_Query(q), block_fields([int(x) for x in q]), VERSION)
+                record = bare_record(q, VERSION)
+                query = candidate_query(record, record.block_tokens(), VERSION)
                 query["bool"]["filter"].append(hamming_filter([to_signed(int(q[0]))], 3, lang))
                 hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]
                 return {int(h["_id"]) for h in hits}, -1
