@@ -178,14 +178,26 @@ def index_cmd(
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
 @click.option("--text-field", default="text", show_default=True)
 @click.option("--title-field", default="title", show_default=True)
+@click.option(
+    "--fingerprint-in-es/--fingerprint-here",
+    default=None,
+    help="Fingerprint texts with the cluster's neardup ingest processor (the plugin), or in --workers processes "
+    "here; the same fingerprints either way. Default: NEARDUP_FINGERPRINT_IN_ES (false).",
+)
 @_es_url
 @reports_errors
-def dedupe_cmd(index: str, workers: int, text_field: str, title_field: str, es_url: str | None) -> None:
+def dedupe_cmd(
+    index: str, workers: int, text_field: str, title_field: str, fingerprint_in_es: bool | None, es_url: str | None
+) -> None:
     """Fingerprint and cluster every document of INDEX (resumable, safe to re-run)."""
     client = _existing(index, es_url)
     bars = _Bars(sys.stderr.isatty())
     config = BatchConfig(
-        workers=workers, text_field=text_field, title_field=title_field, record=record_config(client, index)
+        workers=workers,
+        text_field=text_field,
+        title_field=title_field,
+        record=record_config(client, index),
+        fingerprint_in_es=Settings.from_env(fingerprint_in_es=fingerprint_in_es).fingerprint_in_es,
     )
     try:
         result = dedupe(client, index, Fingerprinter.default(), config, bars)

@@ -22,13 +22,15 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import xxhash
 from elasticsearch import Elasticsearch, helpers
 
+from neardup.config import Settings
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
@@ -38,6 +40,7 @@ from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
 from .client import read_index_meta, write_index_meta
+from .pipeline import fingerprint_in_pipeline
 
 __all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
 
@@ -67,6 +70,10 @@ class BatchConfig:
     title_field: str = "title"
     #: the index's per-field configuration: documents are fingerprinted as records
     record: RecordConfig | None = None
+    #: text documents are fingerprinted by the cluster's ``neardup`` ingest processor (one ``_simulate`` per
+    #: page; the same records, computed in Java inside Elasticsearch) instead of ``workers`` processes here.
+    #: Records are always fingerprinted here: the processor reads one text field.
+    fingerprint_in_es: bool = False
 
     def version(self, fingerprinter: Fingerprinter) -> str:
         """The fingerprint version this batch writes and reads: the fingerprinter's, plus what is read.
@@ -199,6 +206,51 @@ def _bulk_update(
     return ok, failed
 
 
+#: the processor's text limit when dedupe fingerprints in Elasticsearch: none (Java's largest int), as here
+_NO_TEXT_LIMIT = Settings(max_text_chars=2**31 - 1)
+#: the most characters one ``_simulate`` of dedupe carries: a page of long texts becomes several requests,
+#: each well inside the client's timeout
+_SIMULATE_CHARS = 1_000_000
+
+
+def _in_es_batches(pairs: Sequence[tuple[str, str | None]]) -> Iterator[Sequence[tuple[str, str | None]]]:
+    """``pairs`` cut into runs of at most :data:`_SIMULATE_CHARS` characters (one longer text alone).
+
+    >>> [len(b) for b in _in_es_batches([("x" * 600_000, None), ("y" * 600_000, "t"), ("z", None), ("", None)])]
+    [1, 3]
+    """
+    start = size = 0
+    for k, (text, title) in enumerate(pairs):
+        chars = len(text) + len(title or "")
+        if k > start and size + chars > _SIMULATE_CHARS:
+            yield pairs[start:k]
+            start, size = k, 0
+        size += chars
+    if start < len(pairs):
+        yield pairs[start:]
+
+
+def _page_records(
+    client: Elasticsearch,
+    pool: FingerprintPool,
+    fingerprinter: Fingerprinter,
+    config: BatchConfig,
+    sources: list[dict[str, Any]],
+) -> list[Record | None]:
+    """The records of one page's sources, in order (None where the field configuration refuses a record)."""
+    if config.record is not None:
+        fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
+        results = pool.fingerprint_records(fields, config.record)
+        return [None if isinstance(r, RecordError) else r for r in results]
+    pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
+    if not config.fingerprint_in_es:
+        return list(pool.fingerprint(pairs))
+    records: list[Record | None] = []
+    for batch in _in_es_batches(pairs):
+        records.extend(fingerprint_in_pipeline(client, batch, fingerprinter.version, _NO_TEXT_LIMIT))
+    return records
+
+
 def _fingerprint_stage(
     client: Elasticsearch,
     index: str,
@@ -206,10 +258,15 @@ def _fingerprint_stage(
     config: BatchConfig,
     progress: Progress,
     first_seen: str,
-) -> dict[str, int]:
+) -> dict[str, int | float | str]:
     """Fingerprint every document that lacks the current version; write the fingerprint fields, and
     ``first_seen`` as the ``indexed_at`` of documents without one. A record the field configuration refuses
-    (a value of the wrong type) is counted, not written."""
+    (a value of the wrong type) is counted, not written.
+
+    One page's updates are written while the next page is fingerprinted (by the pool, or by Elasticsearch),
+    so neither waits for the other; progress counts written documents only, and a page is only sent once the
+    page before it is written, so an interrupted run leaves at most the page in flight to redo."""
+    started = time.perf_counter()
     version = config.version(fingerprinter)
     query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
@@ -218,17 +275,21 @@ def _fingerprint_stage(
     source: list[str] | bool = (
         [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
     )
-    with FingerprintPool(config.workers) as pool:
+    in_python = config.record is not None or not config.fingerprint_in_es
+    writing: Future[tuple[int, list[dict[str, Any]]]] | None = None
+
+    def settle() -> None:
+        """Wait for the page being written and count it."""
+        nonlocal done, failed
+        if writing is not None:
+            ok, bad = writing.result()
+            done, failed = done + ok, failed + len(bad)
+            progress("fingerprint", done, total)
+
+    with FingerprintPool(config.workers if in_python else 1) as pool, ThreadPoolExecutor(1) as writer:
         for hits in scan(client, index, query, source, config.slices, config.page_size):
             sources = [h.get("_source") or {} for h in hits]
-            records: list[Record | None]
-            if config.record is None:
-                pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
-                records = list(pool.fingerprint(pairs))
-            else:
-                fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
-                results = pool.fingerprint_records(fields, config.record)
-                records = [None if isinstance(r, RecordError) else r for r in results]
+            records = _page_records(client, pool, fingerprinter, config, sources)
             updates = []
             for h, src, r in zip(hits, sources, records, strict=True):
                 if r is None:
@@ -240,11 +301,16 @@ def _fingerprint_stage(
                 if not (src.get(schema.ROOT) or {}).get(schema.INDEXED_AT):
                     fields_out[schema.INDEXED_AT] = first_seen  # a re-fingerprint keeps its place
                 updates.append((h["_id"], fields_out))
-            ok, bad = _bulk_update(client, index, updates, config.bulk_retries)
-            done += ok
-            failed += len(bad)
-            progress("fingerprint", done, total)
-    return {"fingerprinted": done, "fingerprint_failures": failed, "refused_records": refused}
+            settle()
+            writing = writer.submit(_bulk_update, client, index, updates, config.bulk_retries)
+        settle()
+    return {
+        "fingerprinted": done,
+        "fingerprinted_by": "python" if in_python else "elasticsearch",
+        "fingerprint_seconds": round(time.perf_counter() - started, 3),
+        "fingerprint_failures": failed,
+        "refused_records": refused,
+    }
 
 
 def _str(value: Any) -> str | None:

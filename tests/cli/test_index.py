@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch, helpers
 
+from neardup.es.pipeline import nodes_without_processor
 from neardup.evaluation.corpus import load_peoples_daily
 
 pytestmark = pytest.mark.es
 
 
-def _run(*args: str, es_url: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"NEARDUP_ES_URL": es_url}
+def _run(*args: str, es_url: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"NEARDUP_ES_URL": es_url} | env_vars
     return subprocess.run(
         [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, env=env, timeout=300, check=False
     )
@@ -73,6 +74,24 @@ def test_dedupe_then_reconcile_on_a_plain_index(
     again = _run("reconcile", index_name, es_url=es_url)
     assert again.returncode == 0 and "changed=0" in again.stdout
     assert es.get(index=index_name, id="r3")["_source"]["neardup"]["cluster"] == "o3"
+
+
+def test_dedupe_can_fingerprint_with_the_clusters_processor(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    if nodes_without_processor(es):
+        pytest.skip("this cluster has no neardup plugin")
+    lines = [json.loads(x) for x in corpus_file.read_text(encoding="utf-8").splitlines()]
+    helpers.bulk(es, ({"_index": index_name, "_id": d.pop("id"), **d} for d in lines), refresh=True)
+    res = _run("dedupe", index_name, "--fingerprint-in-es", es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert "fingerprinted=25 fingerprinted_by=elasticsearch" in res.stdout and "clusters=20" in res.stdout
+    assert es.get(index=index_name, id="r3")["_source"]["neardup"]["cluster"] == "o3"
+    # the setting is the default, the flag wins over it; what is fingerprinted already is not redone
+    env_default = _run("dedupe", index_name, es_url=es_url, NEARDUP_FINGERPRINT_IN_ES="true")
+    assert "fingerprinted=0 fingerprinted_by=elasticsearch" in env_default.stdout, env_default.stderr
+    flag_wins = _run("dedupe", index_name, "--fingerprint-here", es_url=es_url, NEARDUP_FINGERPRINT_IN_ES="true")
+    assert "fingerprinted=0 fingerprinted_by=python" in flag_wins.stdout, flag_wins.stderr
 
 
 def test_batch_commands_report_missing_index_and_unreachable_es(es_url: str) -> None:

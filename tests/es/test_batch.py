@@ -11,6 +11,7 @@ from elasticsearch import BadRequestError, Elasticsearch, helpers
 
 from neardup.es.batch import BatchConfig, dedupe, scan
 from neardup.es.client import setup_index
+from neardup.es.pipeline import nodes_without_processor
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import schema
@@ -48,15 +49,26 @@ def twin(es: Elasticsearch, index_name: str) -> Iterator[str]:
     es.indices.delete(index=name, ignore_unavailable=True)
 
 
-def test_a_dedupe_killed_halfway_and_run_again_gives_the_same_clusters(
-    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter
-) -> None:
-    docs = _documents()
-    for index in (index_name, twin):
+@pytest.fixture(params=[False, True], ids=["python", "in-es"])
+def in_es(request: pytest.FixtureRequest, es: Elasticsearch) -> bool:
+    """Whether dedupe fingerprints in Elasticsearch (the neardup processor) or here."""
+    if request.param and nodes_without_processor(es):
+        pytest.skip("this cluster has no neardup plugin")
+    return bool(request.param)
+
+
+def _load(es: Elasticsearch, docs: list[dict[str, object]], *indices: str) -> None:
+    for index in indices:
         es.indices.create(index=index, settings={"number_of_shards": 1})
         helpers.bulk(es, ({"_index": index, **d} for d in docs), refresh=True)
         setup_index(es, index)  # what `neardup dedupe` does first
-    config = BatchConfig(slices=1, page_size=10)
+
+
+def test_a_dedupe_killed_halfway_and_run_again_gives_the_same_clusters(
+    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter, in_es: bool
+) -> None:
+    _load(es, [*_documents()], index_name, twin)
+    config = BatchConfig(slices=1, page_size=10, fingerprint_in_es=in_es)
 
     def stop_after_the_originals(stage: str, done: int, total: int | None) -> None:
         if stage == "fingerprint" and done >= 30:
@@ -73,6 +85,39 @@ def test_a_dedupe_killed_halfway_and_run_again_gives_the_same_clusters(
     assert got == want
     assert want["a03"][0] == "a03" and want["b03"][0] == "a03"  # the reprint comes first in document order
     assert dedupe(es, index_name, fp, config)["changed"] == 0
+
+
+def _neardup_fields(es: Elasticsearch, index: str) -> dict[str, dict[str, object]]:
+    """Every document's ``neardup.*`` fields but its time (each dedupe gives the documents its own start)."""
+    es.indices.refresh(index=index)
+    hits = es.search(index=index, size=100, query={"match_all": {}})["hits"]["hits"]
+    return {h["_id"]: {k: v for k, v in h["_source"][schema.ROOT].items() if k != schema.INDEXED_AT} for h in hits}
+
+
+def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
+    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter
+) -> None:
+    if nodes_without_processor(es):
+        pytest.skip("this cluster has no neardup plugin")
+    odd: list[dict[str, object]] = [
+        {
+            "_id": "title",
+            "title": "國務院常務會議",
+            "text": "国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。",
+        },
+        {"_id": "short", "text": "短"},
+        {"_id": "no-text", "title": "只有标题"},
+        {"_id": "number", "text": 12345, "title": ["not", "a string"]},
+    ]
+    _load(es, [*_documents(), *odd], index_name, twin)
+    here = dedupe(es, index_name, fp, BatchConfig(slices=2, page_size=7))
+    there = dedupe(es, twin, fp, BatchConfig(slices=2, page_size=7, fingerprint_in_es=True))
+    assert (here["fingerprinted_by"], there["fingerprinted_by"]) == ("python", "elasticsearch")
+    assert here["fingerprinted"] == there["fingerprinted"] == 44
+    python_fields, es_fields = _neardup_fields(es, index_name), _neardup_fields(es, twin)
+    assert len(es_fields) == 44
+    assert es_fields == python_fields
+    assert {es_fields[i]["status"] for i in ("short", "no-text", "number")} == {"too_short"}
 
 
 class _Watched:
