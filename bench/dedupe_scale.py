@@ -8,9 +8,9 @@ Reported: wall time and the fingerprint stage's, peak RSS of the command's proce
 of the clusters against the generator's groups, and whether the interrupted-and-resumed run ends with
 exactly the clusters of the uninterrupted one.
 
-Run: ``python -m bench.dedupe_scale --docs 1000000`` → bench/results/dedupe_1000k.md (``--one-process``
-adds the run with one fingerprinting process, ``--in-es`` the one fingerprinting in Elasticsearch, ``--kill``
-the interrupted one)
+Run: ``python -m bench.dedupe_scale --docs 1000000 --runs two,one,in-es,kill,in-es-kill`` →
+bench/results/dedupe_1000k.md (``--runs`` picks the runs, in order: 2 or 1 fingerprinting processes, in
+Elasticsearch, and either killed; the default is ``two``)
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import psutil
 from elasticsearch import Elasticsearch, helpers
@@ -49,12 +50,21 @@ def _load(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> float:
     return time.perf_counter() - t0
 
 
-def _dedupe(
-    es_url: str, index: str, workers: int, in_es: bool, kill_after: float | None = None
-) -> tuple[float, int, int | None, str]:
-    """(seconds, peak RSS of the process tree, exit code, a note) of ``neardup dedupe``; the note is the last line
-    of its error output when it failed, else the seconds its fingerprint stage took; with ``kill_after`` the
-    command is killed (SIGKILL, whole tree) after that many seconds."""
+class Ran(NamedTuple):
+    """One ``neardup dedupe`` process: wall seconds, peak RSS of its tree, exit code, the seconds its fingerprint
+    stage took as it reported them (None when it was killed or failed), the last line of its error output when it
+    failed."""
+
+    seconds: float
+    peak: int
+    code: int | None
+    fingerprint_seconds: float | None
+    failure: str
+
+
+def _dedupe(es_url: str, index: str, workers: int, in_es: bool, kill_after: float | None = None) -> Ran:
+    """Run ``neardup dedupe``; with ``kill_after`` the command is killed (SIGKILL, whole tree) after that many
+    seconds."""
     env = os.environ | {"NEARDUP_ES_URL": es_url}
     where = "--fingerprint-in-es" if in_es else "--fingerprint-here"
     with tempfile.TemporaryFile(mode="w+") as errors, tempfile.TemporaryFile(mode="w+") as report:
@@ -72,7 +82,7 @@ def _dedupe(
         report.seek(0)
         stage = re.search(r"fingerprint_seconds=([0-9.]+)", report.read())
     failure = lines[-1] if proc.returncode not in (0, None, -9) and lines else ""
-    return seconds, peak, proc.returncode, failure or (f"fingerprint stage {float(stage[1]):.0f} s" if stage else "")
+    return Ran(seconds, peak, proc.returncode, float(stage[1]) if stage else None, failure)
 
 
 def _watch(proc: subprocess.Popen[bytes], t0: float, kill_after: float | None) -> int:
@@ -100,57 +110,82 @@ def _clusters(client: Elasticsearch, index: str) -> dict[str, str]:
     return {h["_id"]: ((h["_source"].get(schema.ROOT) or {}).get(schema.CLUSTER) or "") for h in hits}
 
 
+#: ``--runs`` keys → (row name, fingerprinting processes, fingerprint in Elasticsearch, killed at this share of
+#: the reference run's fingerprint stage or None, the reference run: the uninterrupted run of the same kind)
+RUNS: dict[str, tuple[str, int, bool, float | None, str | None]] = {
+    "two": ("2 processes", 2, False, None, None),
+    "one": ("1 process", 1, False, None, None),
+    "in-es": ("in Elasticsearch (the neardup processor)", 1, True, None, None),
+    "kill": ("2 processes, killed", 2, False, 0.5, "two"),
+    "in-es-kill": ("in Elasticsearch, killed", 1, True, 0.5, "in-es"),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1_000_000)
-    parser.add_argument("--one-process", action="store_true", help="also the run with 1 fingerprinting process")
-    parser.add_argument("--in-es", action="store_true", help="also the run fingerprinting in Elasticsearch")
-    parser.add_argument("--kill", action="store_true", help="also the run killed halfway and run again")
+    parser.add_argument(
+        "--runs",
+        default="two",
+        help=f"comma-separated, in order, of {', '.join(RUNS)}; a killed run needs its uninterrupted one before it",
+    )
+    parser.add_argument("--out", help="the results file's name in bench/results (default dedupe_<docs/1000>k.md)")
     args = parser.parse_args()
-    plan = [
-        ("2 processes", 2, False, None),
-        *([("1 process", 1, False, None)] if args.one_process else []),
-        *([("in Elasticsearch (the neardup processor)", 1, True, None)] if args.in_es else []),
-        *([("2, killed", 2, False, 0.4)] if args.kill else []),
-    ]
+    keys = [k.strip() for k in args.runs.split(",") if k.strip()]
+    for k, key in enumerate(keys):
+        if key not in RUNS:
+            parser.error(f"unknown run {key!r}; choose from {', '.join(RUNS)}")
+        reference = RUNS[key][4]
+        if reference is not None and reference not in keys[:k]:
+            parser.error(f"run {key!r} is timed against run {reference!r}, which must come before it")
     docs = read_corpus(corpus_path(1_000_000), args.docs)  # the first documents of one corpus for every size
     truth = {d.id: d.group for d in docs}
     rows: list[tuple[str, float, int, int | None, float, float, float, str]] = []
     runs: dict[str, dict[str, str]] = {}
+    stage: dict[str, float] = {}
     with elasticsearch(port=9285, heap="4g") as (url, es_label):
         client = Elasticsearch(url, request_timeout=120)
-        for name, workers, in_es, kill in plan:
-            index = f"bench-dedupe-{workers}-{'k' if kill else 'u'}{'-es' if in_es else ''}"
+        for key in keys:
+            name, workers, in_es, kill, reference = RUNS[key]
+            index = f"bench-dedupe-{key}"
             load_s = _load(client, index, docs)
-            if kill is None:
-                seconds, peak, code, note = _dedupe(url, index, workers, in_es)
+            if kill is None or reference is None:
+                ran = _dedupe(url, index, workers, in_es)
+                seconds, peak, code = ran.seconds, ran.peak, ran.code
+                if ran.fingerprint_seconds is not None:
+                    stage[key] = ran.fingerprint_seconds
+                note = ran.failure or f"fingerprint stage {stage.get(key, 0):.0f} s"
+            elif not stage.get(reference):
+                raise SystemExit(f"run {reference!r} reported no fingerprint stage, so {key!r} has no time to kill at")
             else:
-                # killed at 40 % of the uninterrupted run's time, then run again to the end
-                full = next(r for r in rows if r[0] == "2 processes")[1]
-                first, peak1, _, _ = _dedupe(url, index, workers, in_es, kill_after=kill * full)
-                second, peak2, code, failure = _dedupe(url, index, workers, in_es)
-                seconds, peak = first + second, max(peak1, peak2)
-                note = f"killed after {first:.0f}s, the second run took {second:.0f}s {failure}".strip()
+                # killed halfway through the uninterrupted run's fingerprint stage (counted from the command's
+                # start, which takes a few seconds more), then run again to the end
+                first = _dedupe(url, index, workers, in_es, kill_after=kill * stage[reference])
+                second = _dedupe(url, index, workers, in_es)
+                seconds, peak, code = first.seconds + second.seconds, max(first.peak, second.peak), second.code
+                note = (
+                    f"killed after {first.seconds:.0f} s; the second run took {second.seconds:.0f} s, its fingerprint "
+                    f"stage {second.fingerprint_seconds or 0:.0f} s {second.failure}"
+                ).strip()
             clusters = _clusters(client, index)
-            runs[name] = clusters
+            runs[key] = clusters
             ids = sorted(truth)
             scores = pairwise_scores([truth[i] for i in ids], [clusters.get(i, "") for i in ids])
             rows.append((name, seconds, peak, code, scores.precision, scores.recall, load_s, note))
             client.indices.delete(index=index)
             print(rows[-1], flush=True)
         client.close()
-    same = runs.get("2, killed") == runs["2 processes"]
     lines = [
         f"# Batch dedupe of {args.docs:,} documents filled without neardup",
         "",
         f"Machine: {describe()}",
-        f"Elasticsearch: {es_label}, 4 GB heap, 1 shard. "
+        f"Elasticsearch: {es_label}{', 4 GB heap' if es_label.startswith('embedded') else ''}, 1 shard. "
         f"Corpus: the first {args.docs:,} documents of `python -m bench.corpus` (generator {GENERATOR}).",
-        f"Command: `python -m bench.dedupe_scale --docs {args.docs}{' --one-process' if args.one_process else ''}"
-        f"{' --in-es' if args.in_es else ''}{' --kill' if args.kill else ''}`; "
+        f"Command: `python -m bench.dedupe_scale --docs {args.docs} --runs {','.join(keys)}"
+        f"{f' --out {args.out}' if args.out else ''}`; "
         "each run is `neardup dedupe INDEX --workers N` (`--fingerprint-in-es` in the row that says so)",
         "on a fresh bulk-loaded index (text only), in its own process; peak RSS is the command's whole process",
-        "tree (the fingerprinting processes included).",
+        "tree (the fingerprinting processes included; not Elasticsearch, which fingerprints in the rows that say so).",
         "",
         "| run | wall s | peak RSS MiB | exit | precision | recall | bulk load s | note |",
         "|---|---|---|---|---|---|---|---|",
@@ -159,13 +194,16 @@ def main() -> None:
         lines.append(
             f"| {name} | {seconds:.0f} | {peak / 2**20:,.0f} | {code} | {p:.4f} | {r:.4f} | {load_s:.0f} | {note} |"
         )
-    if args.kill:
-        lines += [
-            "",
-            f"Interrupted and resumed vs uninterrupted (2 processes): "
-            f"{'identical clusters for every document' if same else 'the clusters DIFFER'}.",
-        ]
-    write_results(RESULTS / f"dedupe_{args.docs // 1000}k.md", lines)
+    for key in keys:
+        reference = RUNS[key][4]
+        if reference is not None:
+            same = runs[key] == runs[reference]
+            lines += [
+                "",
+                f"{RUNS[key][0]} and resumed vs {RUNS[reference][0]}, uninterrupted: "
+                f"{'identical clusters for every document' if same else 'the clusters DIFFER'}.",
+            ]
+    write_results(RESULTS / (args.out or f"dedupe_{args.docs // 1000}k.md"), lines)
 
 
 if __name__ == "__main__":

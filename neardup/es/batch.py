@@ -66,13 +66,15 @@ class BatchConfig:
     slices: int = 2
     page_size: int = 1000
     bulk_retries: int = 3
+    #: concurrent bulk streams writing the cluster assignments (each partial update re-indexes the document)
+    write_threads: int = 2
     text_field: str = "text"
     title_field: str = "title"
     #: the index's per-field configuration: documents are fingerprinted as records
     record: RecordConfig | None = None
-    #: text documents are fingerprinted by the cluster's ``neardup`` ingest processor (one ``_simulate`` per
-    #: page; the same records, computed in Java inside Elasticsearch) instead of ``workers`` processes here.
-    #: Records are always fingerprinted here: the processor reads one text field.
+    #: text documents are fingerprinted by the cluster's ``neardup`` ingest processor (``_simulate`` requests;
+    #: the same records, computed in Java inside Elasticsearch) instead of ``workers`` processes here (see
+    #: :attr:`fingerprints_in_es`)
     fingerprint_in_es: bool = False
 
     def version(self, fingerprinter: Fingerprinter) -> str:
@@ -100,6 +102,19 @@ class BatchConfig:
             return version
         read = json.dumps([self.text_field, self.title_field], ensure_ascii=False).encode()
         return f"{fingerprinter.version}-f{xxhash.xxh3_64_hexdigest(read)[:6]}"
+
+    @property
+    def fingerprints_in_es(self) -> bool:
+        """Whether Elasticsearch fingerprints: asked to, and the documents are texts (the processor reads one text
+        field; records are fingerprinted here, by their field configuration).
+
+        >>> BatchConfig(fingerprint_in_es=True).fingerprints_in_es
+        True
+        >>> records = RecordConfig.parse({"fields": {"a": {"mode": "text"}}})
+        >>> BatchConfig(fingerprint_in_es=True, record=records).fingerprints_in_es
+        False
+        """
+        return self.fingerprint_in_es and self.record is None
 
     def fields(self) -> dict[str, str]:
         """The fields text documents are read from (not used for records, which are read whole)."""
@@ -190,9 +205,16 @@ def scan(
 
 
 def _bulk_update(
-    client: Elasticsearch, index: str, updates: list[tuple[str, dict[str, Any]]], retries: int
+    client: Elasticsearch, index: str, updates: list[tuple[str, dict[str, Any]]], retries: int, threads: int = 1
 ) -> tuple[int, list[dict[str, Any]]]:
-    """Partial updates of ``neardup.*``; returns (succeeded, failed items)."""
+    """Partial updates of ``neardup.*``, in ``threads`` concurrent streams (each retrying what Elasticsearch
+    rejects as too many requests); returns (succeeded, failed items)."""
+    if threads > 1 and len(updates) > 1:
+        share = -(-len(updates) // threads)
+        parts = [updates[k : k + share] for k in range(0, len(updates), share)]
+        with ThreadPoolExecutor(len(parts)) as streams:
+            done = list(streams.map(lambda part: _bulk_update(client, index, part, retries), parts))
+        return sum(ok for ok, _ in done), [item for _, failed in done for item in failed]
     actions = ({"_op_type": "update", "_index": index, "_id": i, "doc": {schema.ROOT: f}} for i, f in updates)
     ok = 0
     failed: list[dict[str, Any]] = []
@@ -207,10 +229,14 @@ def _bulk_update(
 
 
 #: the processor's text limit when dedupe fingerprints in Elasticsearch: none (Java's largest int), as here
-_NO_TEXT_LIMIT = Settings(max_text_chars=2**31 - 1)
-#: the most characters one ``_simulate`` of dedupe carries: a page of long texts becomes several requests,
-#: each well inside the client's timeout
+_NO_TEXT_LIMIT = 2**31 - 1
+#: the most characters one ``_simulate`` of dedupe carries (a longer text goes alone): a page of long texts
+#: becomes several requests
 _SIMULATE_CHARS = 1_000_000
+#: a ``_simulate`` request's timeout: this many seconds, plus one per :data:`_CHARS_PER_SECOND` characters it
+#: carries (a tenth of what the processor fingerprints per second on one core in bench/results/ingest.md)
+_SIMULATE_SECONDS = 30.0
+_CHARS_PER_SECOND = 300_000
 
 
 def _in_es_batches(pairs: Sequence[tuple[str, str | None]]) -> Iterator[Sequence[tuple[str, str | None]]]:
@@ -218,6 +244,8 @@ def _in_es_batches(pairs: Sequence[tuple[str, str | None]]) -> Iterator[Sequence
 
     >>> [len(b) for b in _in_es_batches([("x" * 600_000, None), ("y" * 600_000, "t"), ("z", None), ("", None)])]
     [1, 3]
+    >>> [len(b) for b in _in_es_batches([("a", None), ("w" * 1_500_000, None), ("b", "c")])]
+    [1, 1, 1]
     """
     start = size = 0
     for k, (text, title) in enumerate(pairs):
@@ -243,11 +271,16 @@ def _page_records(
         results = pool.fingerprint_records(fields, config.record)
         return [None if isinstance(r, RecordError) else r for r in results]
     pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
-    if not config.fingerprint_in_es:
+    if not config.fingerprints_in_es:
         return list(pool.fingerprint(pairs))
     records: list[Record | None] = []
+    unlimited = Settings(max_text_chars=_NO_TEXT_LIMIT)
     for batch in _in_es_batches(pairs):
-        records.extend(fingerprint_in_pipeline(client, batch, fingerprinter.version, _NO_TEXT_LIMIT))
+        chars = sum(len(text) + len(title or "") for text, title in batch)
+        timeout = _SIMULATE_SECONDS + chars / _CHARS_PER_SECOND
+        records.extend(
+            fingerprint_in_pipeline(client.options(request_timeout=timeout), batch, fingerprinter.version, unlimited)
+        )
     return records
 
 
@@ -275,18 +308,20 @@ def _fingerprint_stage(
     source: list[str] | bool = (
         [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
     )
-    in_python = config.record is not None or not config.fingerprint_in_es
+    in_es = config.fingerprints_in_es
     writing: Future[tuple[int, list[dict[str, Any]]]] | None = None
 
     def settle() -> None:
-        """Wait for the page being written and count it."""
-        nonlocal done, failed
+        """Wait for the page being written and count it. (When fingerprinting a page fails, the page in flight is
+        still written before the error leaves: the pool's exit waits for it.)"""
+        nonlocal done, failed, writing
         if writing is not None:
             ok, bad = writing.result()
+            writing = None
             done, failed = done + ok, failed + len(bad)
             progress("fingerprint", done, total)
 
-    with FingerprintPool(config.workers if in_python else 1) as pool, ThreadPoolExecutor(1) as writer:
+    with FingerprintPool(1 if in_es else config.workers) as pool, ThreadPoolExecutor(1) as writer:
         for hits in scan(client, index, query, source, config.slices, config.page_size):
             sources = [h.get("_source") or {} for h in hits]
             records = _page_records(client, pool, fingerprinter, config, sources)
@@ -306,7 +341,7 @@ def _fingerprint_stage(
         settle()
     return {
         "fingerprinted": done,
-        "fingerprinted_by": "python" if in_python else "elasticsearch",
+        "fingerprinted_by": "elasticsearch" if in_es else "python",
         "fingerprint_seconds": round(time.perf_counter() - started, 3),
         "fingerprint_failures": failed,
         "refused_records": refused,
@@ -360,7 +395,7 @@ def reconcile(
         if schema.assignment_of({schema.ROOT: new}) != current[d.id]:
             updates.append((d.id, new))
     progress("write", 0, len(updates))
-    ok, failed = _bulk_update(client, index, updates, cfg.bulk_retries)
+    ok, failed = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
     progress("write", ok, len(updates))
     client.indices.refresh(index=index)
     return {

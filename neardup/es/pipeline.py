@@ -138,7 +138,7 @@ def fingerprint_in_pipeline(
         record = schema.record_of(item["doc"]["_source"][schema.ROOT])
         if record.version != version:
             raise ClusterFingerprintFailed(
-                f"the cluster's neardup plugin fingerprints as {record.version}, this service as {version}: "
+                f"the cluster's neardup plugin fingerprints as {record.version}, this process as {version}: "
                 "install the plugin built from this version (`neardup plugin build`)"
             )
         out.append(record)

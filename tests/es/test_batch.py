@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from elasticsearch import BadRequestError, Elasticsearch, helpers
 
+from neardup.es import batch
 from neardup.es.batch import BatchConfig, dedupe, scan
 from neardup.es.client import setup_index
 from neardup.es.pipeline import nodes_without_processor
@@ -95,7 +96,7 @@ def _neardup_fields(es: Elasticsearch, index: str) -> dict[str, dict[str, object
 
 
 def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
-    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter
+    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if nodes_without_processor(es):
         pytest.skip("this cluster has no neardup plugin")
@@ -110,6 +111,7 @@ def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
         {"_id": "number", "text": 12345, "title": ["not", "a string"]},
     ]
     _load(es, [*_documents(), *odd], index_name, twin)
+    monkeypatch.setattr(batch, "_SIMULATE_CHARS", 3000)  # most pages take several requests
     here = dedupe(es, index_name, fp, BatchConfig(slices=2, page_size=7))
     there = dedupe(es, twin, fp, BatchConfig(slices=2, page_size=7, fingerprint_in_es=True))
     assert (here["fingerprinted_by"], there["fingerprinted_by"]) == ("python", "elasticsearch")

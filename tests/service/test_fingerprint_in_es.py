@@ -4,11 +4,11 @@ and every answer is the same: the items of a documents post, the fields stored, 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, helpers
 from flask.testing import FlaskClient
 
 from neardup.es.pipeline import nodes_without_processor
@@ -78,6 +78,32 @@ def test_answers_are_the_same_with_fingerprints_from_elasticsearch(
         two = es_api.post(f"/v1/indices/{plain}/duplicates", json=body).json
         one.pop("took_ms", None), two.pop("took_ms", None)
         assert one == two and one["items"]
+
+
+def test_a_dedupe_job_fingerprints_in_elasticsearch_with_the_setting(
+    es_url: str,
+    es: Elasticsearch,
+    docs: list[Doc],
+    two_indices: tuple[str, str],
+    wait_for_job: Callable[..., dict[str, Any]],
+) -> None:
+    for index in two_indices:  # filled without neardup
+        helpers.bulk(es, ({"_index": index, "_id": d.id, "title": d.title, "text": d.text} for d in docs), refresh=True)
+    results = []
+    for index, app in zip(
+        two_indices,
+        (create_app({"es_url": es_url}), create_app({"es_url": es_url, "fingerprint_in_es": True})),
+        strict=True,
+    ):
+        api = app.test_client()
+        job = api.post(f"/v1/indices/{index}/dedupe", json={})
+        assert job.status_code == 202, job.json
+        done = wait_for_job(api, job.json["id"])
+        assert done["state"] == "done", done
+        results.append(done["result"])
+    assert [r["fingerprinted_by"] for r in results] == ["python", "elasticsearch"]
+    assert results[0]["fingerprinted"] == results[1]["fingerprinted"] == len(docs)
+    assert _stored(es, two_indices[0]) == _stored(es, two_indices[1])
 
 
 def test_a_cluster_fingerprinting_another_version_is_a_clear_502(
