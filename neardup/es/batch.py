@@ -204,6 +204,11 @@ def scan(
         client.options(ignore_status=404).close_point_in_time(id=pit)  # 404: it expired
 
 
+#: a batch bulk request's timeout: 500 partial updates each re-index a document, which can take longer than an
+#: interactive request's timeout on a busy node
+_BULK_SECONDS = 120.0
+
+
 def _bulk_update(
     client: Elasticsearch, index: str, updates: list[tuple[str, dict[str, Any]]], retries: int, threads: int = 1
 ) -> tuple[int, list[dict[str, Any]]]:
@@ -215,11 +220,21 @@ def _bulk_update(
         with ThreadPoolExecutor(len(parts)) as streams:
             done = list(streams.map(lambda part: _bulk_update(client, index, part, retries), parts))
         return sum(ok for ok, _ in done), [item for _, failed in done for item in failed]
-    actions = ({"_op_type": "update", "_index": index, "_id": i, "doc": {schema.ROOT: f}} for i, f in updates)
+    # an update sets the same fields whatever it reads, so a conflict (a bulk the client sent again after a timeout
+    # while the first was still being applied) is retried, not reported
+    actions = (
+        {"_op_type": "update", "_index": index, "_id": i, "doc": {schema.ROOT: f}, "retry_on_conflict": retries}
+        for i, f in updates
+    )
     ok = 0
     failed: list[dict[str, Any]] = []
     for success, item in helpers.streaming_bulk(
-        client, actions, chunk_size=500, max_retries=retries, raise_on_error=False, raise_on_exception=False
+        client.options(request_timeout=_BULK_SECONDS),
+        actions,
+        chunk_size=500,
+        max_retries=retries,
+        raise_on_error=False,
+        raise_on_exception=False,
     ):
         if success:
             ok += 1
@@ -313,7 +328,7 @@ def _fingerprint_stage(
 
     def settle() -> None:
         """Wait for the page being written and count it. (When fingerprinting a page fails, the page in flight is
-        still written before the error leaves: the pool's exit waits for it.)"""
+        still written before the error leaves: the writer's exit waits for it.)"""
         nonlocal done, failed, writing
         if writing is not None:
             ok, bad = writing.result()
