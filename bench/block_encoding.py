@@ -30,14 +30,13 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from elasticsearch import Elasticsearch
 
-from bench.harness import bare_record, elasticsearch
+from bench.harness import bare_record, elasticsearch, send_bodies
 from bench.machine import describe, write_results
 from neardup.es.lookup import candidate_query
 from neardup.mappings import schema
@@ -135,14 +134,8 @@ def _index(client: Elasticsearch, index: str, mapping: dict[str, Any], bodies: l
     client.indices.create(index=index, mappings={"dynamic": "strict", "properties": mapping}, settings=settings)
     client.cluster.health(index=index, wait_for_status="green")
 
-    def send(body: bytes) -> None:
-        resp = client.bulk(operations=body)  # type: ignore[arg-type]  # NDJSON serialised beforehand, sent as is
-        if resp["errors"]:
-            raise RuntimeError(f"bulk refused documents of {index}")
-
     start = time.perf_counter()
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(send, bodies))
+    send_bodies(client, bodies, index)
     client.indices.refresh(index=index)
     return time.perf_counter() - start
 

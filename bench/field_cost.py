@@ -25,14 +25,13 @@ import json
 import statistics
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from bench.corpus import GENERATOR, corpus_path, read_corpus
-from bench.harness import elasticsearch
+from bench.harness import elasticsearch, send_bodies, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import neardup_fields
@@ -96,20 +95,11 @@ def _node_cpu_ms(client: Elasticsearch) -> int:
     return sum(int(n["process"]["cpu"]["total_in_millis"]) for n in stats.values())
 
 
-def _quiet(client: Elasticsearch) -> None:
-    """Wait until no merge runs on the node."""
-    while True:
-        stats = client.nodes.stats(metric="indices", index_metric="merge")["nodes"]
-        if all(n["indices"]["merges"]["current"] == 0 for n in stats.values()):
-            return
-        time.sleep(0.2)
-
-
 def _write(client: Elasticsearch, variant: Variant, bodies: list[bytes]) -> tuple[float, float]:
     """(wall seconds to write and refresh, node CPU seconds until refreshed and merged) for one fresh index."""
     mapping, _ = variant
     client.indices.delete(index=INDEX, ignore_unavailable=True)
-    _quiet(client)
+    wait_for_merges(client, poll=0.2)
     properties: dict[str, Any] = {"text": {"type": "text"}}
     if mapping is not None:
         properties[ROOT] = {"dynamic": "strict", "properties": mapping}
@@ -119,17 +109,11 @@ def _write(client: Elasticsearch, variant: Variant, bodies: list[bytes]) -> tupl
         settings={"number_of_shards": 1, "number_of_replicas": 0},
     )
 
-    def send(body: bytes) -> None:
-        resp = client.bulk(operations=body)  # type: ignore[arg-type]  # NDJSON serialised beforehand, sent as is
-        if resp["errors"]:
-            raise RuntimeError("bulk refused documents")
-
     cpu0, start = _node_cpu_ms(client), time.perf_counter()
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(send, bodies))
+    send_bodies(client, bodies, INDEX)
     client.indices.refresh(index=INDEX)
     wall = time.perf_counter() - start
-    _quiet(client)
+    wait_for_merges(client, poll=0.2)
     return wall, (_node_cpu_ms(client) - cpu0) / 1000
 
 

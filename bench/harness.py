@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import psutil
+from elasticsearch import Elasticsearch
 
 from neardup import node as esnode
 from neardup.config import Settings
@@ -36,8 +38,10 @@ __all__ = [
     "percentiles",
     "post_batch",
     "post_in_threads",
+    "send_bodies",
     "serve",
     "time_methods",
+    "wait_for_merges",
 ]
 
 Q = TypeVar("Q")
@@ -47,6 +51,30 @@ def bare_record(fingerprints: Sequence[int], version: str) -> Record:
     """A record of bare fingerprints (synthetic ones), as much as the block query reads of a document: no
     sketch, no exact hash."""
     return Record(tuple(int(f) for f in fingerprints), np.zeros(0, dtype=np.uint32), "", "ok", version)
+
+
+def wait_for_merges(client: Elasticsearch, poll: float = 1.0) -> float:
+    """Wait until no node merges segments (a bulk load leaves merges running, which would be timed with whatever
+    comes next); the seconds waited."""
+    t0 = time.perf_counter()
+    while True:
+        stats = client.nodes.stats(metric="indices", index_metric="merge")
+        if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
+            return time.perf_counter() - t0
+        time.sleep(poll)
+
+
+def send_bodies(client: Elasticsearch, bodies: Sequence[bytes], what: str) -> None:
+    """Send bulk request bodies serialised beforehand (NDJSON, as they are) from two client threads; a refused
+    document raises, naming ``what`` was written."""
+
+    def send(body: bytes) -> None:
+        resp = client.bulk(operations=body)  # type: ignore[arg-type]  # NDJSON serialised beforehand, sent as is
+        if resp["errors"]:
+            raise RuntimeError(f"bulk refused documents of {what}")
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(send, bodies))
 
 
 #: (method, p50 ms, p99 ms, mean candidates or None when not observable, targets found)

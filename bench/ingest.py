@@ -43,7 +43,7 @@ import jieba
 from elasticsearch import Elasticsearch, NotFoundError, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
-from bench.harness import Served, elasticsearch, post_in_threads, serve
+from bench.harness import Served, elasticsearch, post_in_threads, serve, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
@@ -64,11 +64,7 @@ def _fresh(client: Elasticsearch, index: str) -> None:
     """A new empty ``index``, once the node has finished merging what earlier rows wrote (merges left running
     would be timed with this row)."""
     client.indices.delete(index=index, ignore_unavailable=True)
-    while True:
-        stats = client.nodes.stats(metric="indices", index_metric="merge")
-        if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
-            break
-        time.sleep(1.0)
+    wait_for_merges(client)
     setup_index(client, index)
 
 

@@ -43,7 +43,7 @@ import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, generate, read_corpus, variant
-from bench.harness import Row, Served, elasticsearch, post_in_threads, serve, time_methods
+from bench.harness import Row, Served, elasticsearch, post_in_threads, serve, time_methods, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
@@ -106,17 +106,6 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
 
 
 RETRIED: list[int] = []  # the status of every answer a batch was sent again for
-
-
-def _wait_for_merges(client: Elasticsearch) -> float:
-    """Wait until Elasticsearch merges no segments (a bulk load leaves merges running for minutes,
-    which would be timed with whatever comes next); the seconds waited."""
-    t0 = time.perf_counter()
-    while True:
-        stats = client.nodes.stats(metric="indices", index_metric="merge")
-        if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
-            return time.perf_counter() - t0
-        time.sleep(2.0)
 
 
 def _service_ingest(served: Served, docs: Sequence[Doc]) -> tuple[float, int, list[dict[str, Any]]]:
@@ -289,7 +278,7 @@ def main() -> None:
         _setup(client)
         _warm_up(client, served, docs[ingest : ingest + WARM_DOCS])
         bulk_s = _plain_bulk(client, docs[:ingest])
-        _wait_for_merges(client)
+        wait_for_merges(client, poll=2.0)
         early_s, early_rss, early_items = _service_ingest(served, docs[:ingest])
         truth = [d.group for d in docs[:ingest]]
         scores = pairwise_scores(truth, [i["cluster"] for i in early_items])
@@ -307,7 +296,7 @@ def main() -> None:
         for step in steps:
             if step == n:
                 load_s += _bulk_neardup(client, docs, records, loaded, n - ingest)
-                merge_s += _wait_for_merges(client)
+                merge_s += wait_for_merges(client, poll=2.0)
                 late_s, late_rss, _ = _service_ingest(served, docs[n - ingest : n])
                 load_s += _bulk_vectors_only(client, records, docs, n - ingest, n)
                 late = (late_s, late_rss)
@@ -315,7 +304,7 @@ def main() -> None:
                 load_s += _bulk_neardup(client, docs, records, loaded, step)
             loaded = step
             client.indices.refresh(index=[INDEX, *VECTORS.values()])
-            merge_s += _wait_for_merges(client)
+            merge_s += wait_for_merges(client, poll=2.0)
             results.append((step, *_measure(client, served, lang, step, queries, targets, rng)))
             print(f"{step:,} documents measured", flush=True)
         client.close()
