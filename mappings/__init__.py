@@ -49,13 +49,19 @@ def index_template(index: str, default_pipeline: str | None = None) -> dict[str,
     ``default_pipeline``, an index created from it (say, by a bulk write after the index was deleted) runs
     that pipeline as the index it replaces did.
 
-    >>> index_template("news", "neardup")["template"]["settings"]
-    {'index.default_pipeline': 'neardup'}
+    The template's merge policy keeps fewer segments than Elasticsearch's default (segments up to 100 MB
+    merged as one tier, 5 segments per tier instead of 10): every lookup seeks its 64 block tokens in every
+    segment, so segments cost each ingested document a search's worth of work.
+
+    >>> index_template("news", "neardup")["template"]["settings"][DEFAULT_PIPELINE_SETTING]
+    'neardup'
+    >>> index_template("news")["template"]["settings"]["index.merge.policy.segments_per_tier"]
+    5
     """
     body = copy.deepcopy(_load("neardup-index.template.json"))
     body["index_patterns"] = [index]
     if default_pipeline is not None:
-        body["template"]["settings"] = {DEFAULT_PIPELINE_SETTING: default_pipeline}
+        body["template"]["settings"][DEFAULT_PIPELINE_SETTING] = default_pipeline
     return body
 
 

@@ -10,7 +10,7 @@ from elasticsearch import ApiError, Elasticsearch
 
 from neardup import mappings
 from neardup.errors import UsageError
-from neardup.es.client import RecordConfigs, setup_index, write_record_config
+from neardup.es.client import RecordConfigs, install_index_template, setup_index, write_record_config
 from neardup.mappings import schema
 
 pytestmark = pytest.mark.es
@@ -34,6 +34,26 @@ def test_setup_creates_index_with_every_neardup_field(es: Elasticsearch, index_n
     for name, spec in expected.items():
         assert got["properties"][name]["type"] == spec["type"], name
     assert got["dynamic"] == "strict"
+
+
+def test_an_index_neardup_creates_keeps_fewer_segments(es: Elasticsearch, index_name: str) -> None:
+    """The index template's merge policy (every lookup visits every segment), kept when the template is put
+    again naming a default pipeline, as ``neardup setup --pipeline`` does."""
+    wanted = {
+        "index.merge.policy.floor_segment": "100mb",
+        "index.merge.policy.segments_per_tier": "5",
+        "index.merge.policy.max_merge_at_once": "5",
+    }
+    assert setup_index(es, index_name) is True
+    got = es.indices.get_settings(index=index_name, flat_settings=True)[index_name]["settings"]
+    assert {k: got.get(k) for k in wanted} == wanted
+    install_index_template(es, index_name, default_pipeline="some-pipeline")
+    es.indices.delete(index=index_name)
+    assert setup_index(es, index_name) is True
+    got = es.indices.get_settings(index=index_name, flat_settings=True)[index_name]["settings"]
+    assert {k: got.get(k) for k in [*wanted, "index.default_pipeline"]} == wanted | {
+        "index.default_pipeline": "some-pipeline"
+    }
 
 
 def test_setup_is_idempotent_and_prepares_existing_index(es: Elasticsearch, index_name: str) -> None:
