@@ -50,8 +50,8 @@ def index_template(index: str, default_pipeline: str | None = None) -> dict[str,
     that pipeline as the index it replaces did.
 
     The template's merge policy keeps fewer segments than Elasticsearch's default (segments up to 100 MB
-    merged as one tier, 5 segments per tier instead of 10): every lookup seeks its 64 block tokens in every
-    segment, so segments cost each ingested document a search's worth of work.
+    merged as one tier, 5 segments per tier instead of 10): every lookup, and so every document flagged at
+    ingest, seeks its 64 block tokens in every segment.
 
     >>> index_template("news", "neardup")["template"]["settings"][DEFAULT_PIPELINE_SETTING]
     'neardup'
