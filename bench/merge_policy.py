@@ -69,27 +69,27 @@ class SegmentSampler:
         self.client.close()
 
 
-def _create(client: Elasticsearch, policy: str) -> None:
-    client.indices.delete(index=INDEX, ignore_unavailable=True)
-    setup_index(client, INDEX)
+def _create(client: Elasticsearch, index: str, policy: str) -> None:
+    client.indices.delete(index=index, ignore_unavailable=True)
+    setup_index(client, index)
     if policy == POLICIES[0]:
-        client.indices.put_settings(index=INDEX, settings=ES_DEFAULT)
+        client.indices.put_settings(index=index, settings=ES_DEFAULT)
 
 
-def _preload(client: Elasticsearch, docs: Sequence[Doc]) -> float:
+def _preload(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> float:
     """``docs`` through the fingerprinting pipeline (no flagging), refreshed, merges waited for; the seconds."""
 
     def actions() -> Iterator[dict[str, Any]]:
         for doc in docs:
-            yield {"_index": INDEX, "_id": doc.id, "text": doc.text}
+            yield {"_index": index, "_id": doc.id, "text": doc.text}
 
     t0 = time.perf_counter()
-    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "-1"})
+    client.indices.put_settings(index=index, settings={"refresh_interval": "-1"})
     slow = client.options(request_timeout=600)
     for _ in helpers.parallel_bulk(slow, actions(), thread_count=2, chunk_size=1000, pipeline=pipeline_id()):
         pass
-    client.indices.put_settings(index=INDEX, settings={"refresh_interval": None})
-    slow.indices.refresh(index=INDEX)
+    client.indices.put_settings(index=index, settings={"refresh_interval": None})
+    slow.indices.refresh(index=index)
     wait_for_merges(client, poll=2.0)
     return time.perf_counter() - t0
 
@@ -120,17 +120,19 @@ def main() -> None:
         client.indices.delete(index=WARM)
         for r in range(args.rounds):
             for policy in POLICIES if r % 2 == 0 else POLICIES[::-1]:  # neither always runs first
-                _create(client, policy)
-                load_s = _preload(client, docs[: args.preload]) if args.preload else 0.0
-                before = _segments(client, INDEX)
-                with SegmentSampler(url, INDEX) as sampler:
-                    seconds, _, items = post_in_threads(served, INDEX, timed, BATCH, 2)
+                # an index of its own per run: the workers remember what they wrote moments ago by index name
+                index = f"{INDEX}-{r}-{POLICIES.index(policy)}"
+                _create(client, index, policy)
+                load_s = _preload(client, index, docs[: args.preload]) if args.preload else 0.0
+                before = _segments(client, index)
+                with SegmentSampler(url, index) as sampler:
+                    seconds, _, items = post_in_threads(served, index, timed, BATCH, 2)
+                client.indices.delete(index=index)
                 if any(i["status"] == "error" for i in items):
                     raise SystemExit(f"{policy}: the service refused documents")
                 counts = sampler.counts or [before]
                 rows[policy].append((len(timed) / seconds, statistics.mean(counts), max(counts), load_s))
                 print(f"round {r + 1}, {policy}: {len(timed) / seconds:,.0f} documents/s", flush=True)
-        client.indices.delete(index=INDEX)
         client.close()
 
     command = (

@@ -15,6 +15,7 @@ BENCHES = [
     ["bench.service_eval"],
     ["bench.largest_request"],
     ["bench.scale"],
+    ["bench.merge_policy"],
 ]
 
 
