@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import psutil
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, NotFoundError
 
 from neardup import node as esnode
 from neardup.config import Settings
@@ -38,6 +38,7 @@ __all__ = [
     "percentiles",
     "post_batch",
     "post_in_threads",
+    "segments_during",
     "send_bodies",
     "serve",
     "time_methods",
@@ -62,6 +63,29 @@ def wait_for_merges(client: Elasticsearch, poll: float = 1.0) -> float:
         if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
             return time.perf_counter() - t0
         time.sleep(poll)
+
+
+def segments_during(client: Elasticsearch, index: str, run: Callable[[], Q]) -> tuple[Q, float, int]:
+    """``run()``'s result with the mean and the most segments ``index`` had, sampled every second meanwhile
+    (while it exists)."""
+    counts: list[int] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(1.0):
+            try:
+                counts.append(len(client.cat.segments(index=index, format="json").body))
+            except NotFoundError:
+                continue
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    try:
+        result = run()
+    finally:
+        done.set()
+        watcher.join()
+    return result, statistics.fmean(counts) if counts else 0.0, max(counts, default=0)
 
 
 def send_bodies(client: Elasticsearch, bodies: Sequence[bytes], what: str) -> None:

@@ -32,18 +32,17 @@ import argparse
 import json
 import statistics
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import jieba
-from elasticsearch import Elasticsearch, NotFoundError, helpers
+from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
-from bench.harness import Served, elasticsearch, post_in_threads, serve, wait_for_merges
+from bench.harness import Served, elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
@@ -55,7 +54,6 @@ from neardup.mappings.schema import CLUSTER, ROOT, path, record_fields
 from neardup.node.plugin_build import build_plugin
 
 OUT = Path(__file__).parent / "results" / "ingest.md"
-T = TypeVar("T")
 BATCH = 500
 THREADS = 2
 
@@ -106,29 +104,6 @@ def _bulk(
     return seconds
 
 
-def _segments_during(client: Elasticsearch, index: str, run: Callable[[], T]) -> tuple[T, float, int]:
-    """``run()``'s result with the mean and the most segments ``index`` had, sampled every second meanwhile
-    (while it exists)."""
-    counts: list[int] = []
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(1.0):
-            try:
-                counts.append(len(client.cat.segments(index=index, format="json").body))
-            except NotFoundError:
-                continue
-
-    watcher = threading.Thread(target=sample, daemon=True)
-    watcher.start()
-    try:
-        result = run()
-    finally:
-        done.set()
-        watcher.join()
-    return result, statistics.fmean(counts) if counts else 0.0, max(counts, default=0)
-
-
 #: (refresh interval, window of documents written moments ago in seconds): the window outlasts the refresh
 REFRESH_TRADE = (("1s", 5), ("5s", 10))
 
@@ -151,7 +126,7 @@ def _refresh_rows(client: Elasticsearch, url: str, flag_docs: Sequence[Doc], doc
         def write(interval: str = interval) -> float:
             return _bulk(client, index, flag_docs, FLAG_PIPELINE_ID, settings={"refresh_interval": interval})
 
-        seconds, mean, most = _segments_during(client, index, write)
+        seconds, mean, most = segments_during(client, index, write)
         out.append(
             f"| `pipeline=neardup-flag`, {len(flag_docs):,} documents | {interval} | {window} s "
             f"| {len(flag_docs) / seconds:,.0f} | {_pr(client, index, flag_docs)} | {mean:.1f} / {most} |"
@@ -322,7 +297,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for way in WAYS:
                 client.indices.delete(index=way.index, ignore_unavailable=True)  # not sampled while a server starts
-                (took, peak), mean, _most = _segments_during(
+                (took, peak), mean, _most = segments_during(
                     client, way.index, lambda way=way: way.run(client, url, docs, records)
                 )
                 seconds[way.key].append(took)

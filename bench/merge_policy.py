@@ -14,8 +14,8 @@ and reports documents/s and the segments the index held while it was written to 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
-from bench.harness import elasticsearch, post_in_threads, serve, wait_for_merges
+from bench.harness import elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.es.client import setup_index
 from neardup.es.pipeline import install_pipeline, pipeline_id
@@ -43,30 +43,6 @@ POLICIES = ("Elasticsearch's default", "neardup's index template")
 
 def _segments(client: Elasticsearch, index: str) -> int:
     return len(client.cat.segments(index=index, format="json"))
-
-
-class SegmentSampler:
-    """The index's segment count, sampled every ``every`` seconds while the block runs."""
-
-    def __init__(self, url: str, index: str, every: float = 1.0) -> None:
-        self.client = Elasticsearch(url, request_timeout=30)
-        self.index, self.every = index, every
-        self.counts: list[int] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.every):
-            self.counts.append(_segments(self.client, self.index))
-
-    def __enter__(self) -> SegmentSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.client.close()
 
 
 def _create(client: Elasticsearch, index: str, policy: str) -> None:
@@ -125,13 +101,14 @@ def main() -> None:
                 _create(client, index, policy)
                 load_s = _preload(client, index, docs[: args.preload]) if args.preload else 0.0
                 before = _segments(client, index)
-                with SegmentSampler(url, index) as sampler:
-                    seconds, _, items = post_in_threads(served, index, timed, BATCH, 2)
+                posted = functools.partial(post_in_threads, served, index, timed, BATCH, 2)
+                (seconds, _, items), mean, most = segments_during(client, index, posted)
                 client.indices.delete(index=index)
                 if any(i["status"] == "error" for i in items):
                     raise SystemExit(f"{policy}: the service refused documents")
-                counts = sampler.counts or [before]
-                rows[policy].append((len(timed) / seconds, statistics.mean(counts), max(counts), load_s))
+                if not most:  # done before the first sample
+                    mean, most = before, before
+                rows[policy].append((len(timed) / seconds, mean, most, load_s))
                 print(f"round {r + 1}, {policy}: {len(timed) / seconds:,.0f} documents/s", flush=True)
         client.close()
 
