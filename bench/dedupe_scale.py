@@ -30,7 +30,7 @@ import psutil
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
-from bench.harness import elasticsearch
+from bench.harness import bulk_load, elasticsearch
 from bench.machine import describe, write_results
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.mappings import schema
@@ -40,14 +40,8 @@ RESULTS = Path(__file__).parent / "results"
 
 def _load(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> float:
     client.indices.delete(index=index, ignore_unavailable=True)
-    client.indices.create(index=index, settings={"refresh_interval": "-1"})
-    t0 = time.perf_counter()
-    actions = ({"_index": index, "_id": d.id, "text": d.text} for d in docs)
-    for _ in helpers.parallel_bulk(client.options(request_timeout=600), actions, thread_count=2, chunk_size=2000):
-        pass
-    client.indices.put_settings(index=index, settings={"refresh_interval": None})
-    client.indices.refresh(index=index)
-    return time.perf_counter() - t0
+    client.indices.create(index=index)
+    return bulk_load(client, index, ({"_index": index, "_id": d.id, "text": d.text} for d in docs))
 
 
 class Ran(NamedTuple):

@@ -29,6 +29,7 @@ Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import subprocess
@@ -298,7 +299,7 @@ def main() -> None:
             for way in WAYS:
                 client.indices.delete(index=way.index, ignore_unavailable=True)  # not sampled while a server starts
                 (took, peak), mean, _most = segments_during(
-                    client, way.index, lambda way=way: way.run(client, url, docs, records)
+                    client, way.index, functools.partial(way.run, client, url, docs, records)
                 )
                 seconds[way.key].append(took)
                 segments[way.key].append(mean)

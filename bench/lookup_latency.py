@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch
 
-from bench.harness import bare_record, elasticsearch, time_methods
+from bench.harness import bare_record, bulk_load, elasticsearch, time_methods
 from bench.machine import describe, write_results
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, hamming_filter, script_language
@@ -44,7 +44,6 @@ VERSION = "bench"
 def _load(client: Elasticsearch, fps: np.ndarray) -> None:
     client.indices.delete(index=INDEX, ignore_unavailable=True)
     setup_index(client, INDEX)
-    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "-1"})
 
     def actions() -> Any:
         for k in range(N):
@@ -62,9 +61,7 @@ def _load(client: Elasticsearch, fps: np.ndarray) -> None:
                 },
             }
 
-    helpers.bulk(client.options(request_timeout=120), actions(), chunk_size=2000)
-    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "1s"})
-    client.indices.refresh(index=INDEX)
+    bulk_load(client, INDEX, actions(), threads=1, restore="1s")
     client.options(request_timeout=600).indices.forcemerge(index=INDEX, max_num_segments=1)
 
 
@@ -92,9 +89,10 @@ def main() -> None:
             main_fps = fps[:, 0]
 
             def blocks_python(q: np.ndarray) -> tuple[set[int], int]:
-                record = bare_record(q, VERSION)
+                record = bare_record([int(x) for x in q], VERSION)
                 query = candidate_query(record, record.block_tokens(), VERSION)
-                resp = client.search(index=INDEX, query=query, size=500, source=[schema.path(schema.FINGERPRINT)])
+                wanted = [schema.path(schema.FINGERPRINT)]
+                resp = client.search(index=INDEX, query=query, size=500, source_includes=wanted)
                 q0 = int(q[0])
                 found = set()
                 for h in resp["hits"]["hits"]:
@@ -104,7 +102,7 @@ def main() -> None:
                 return found, int(resp["hits"]["total"]["value"])
 
             def blocks_script(q: np.ndarray) -> tuple[set[int], int]:
-                record = bare_record(q, VERSION)
+                record = bare_record([int(x) for x in q], VERSION)
                 query = candidate_query(record, record.block_tokens(), VERSION)
                 query["bool"]["filter"].append(hamming_filter([to_signed(int(q[0]))], 3, lang))
                 hits = client.search(index=INDEX, query=query, size=200, source=False)["hits"]["hits"]

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch
 
-from bench.harness import elasticsearch, time_methods
+from bench.harness import bulk_load, elasticsearch, time_methods
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
@@ -53,14 +53,11 @@ def _texts() -> tuple[list[str], list[str], int]:
 def _load(client: Elasticsearch, records: list[Record]) -> None:
     client.indices.delete(index=INDEX, ignore_unavailable=True)
     setup_index(client, INDEX)
-    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "-1"})
     actions = (
         {"_index": INDEX, "_id": str(k), schema.ROOT: schema.record_fields(r) | {schema.CLUSTER: str(k)}}
         for k, r in enumerate(records)
     )
-    helpers.bulk(client.options(request_timeout=300), actions, chunk_size=2000)
-    client.indices.put_settings(index=INDEX, settings={"refresh_interval": "1s"})
-    client.indices.refresh(index=INDEX)
+    bulk_load(client, INDEX, actions, threads=1, restore="1s")
     client.options(request_timeout=600).indices.forcemerge(index=INDEX, max_num_segments=1)
 
 

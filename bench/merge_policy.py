@@ -16,15 +16,14 @@ from __future__ import annotations
 import argparse
 import functools
 import statistics
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
-from bench.harness import elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
+from bench.harness import bulk_load, elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.es.client import setup_index
 from neardup.es.pipeline import install_pipeline, pipeline_id
@@ -59,15 +58,8 @@ def _preload(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> float:
         for doc in docs:
             yield {"_index": index, "_id": doc.id, "text": doc.text}
 
-    t0 = time.perf_counter()
-    client.indices.put_settings(index=index, settings={"refresh_interval": "-1"})
-    slow = client.options(request_timeout=600)
-    for _ in helpers.parallel_bulk(slow, actions(), thread_count=2, chunk_size=1000, pipeline=pipeline_id()):
-        pass
-    client.indices.put_settings(index=index, settings={"refresh_interval": None})
-    slow.indices.refresh(index=index)
-    wait_for_merges(client, poll=2.0)
-    return time.perf_counter() - t0
+    loaded = bulk_load(client, index, actions(), chunk_size=1000, pipeline=pipeline_id())
+    return loaded + wait_for_merges(client, poll=2.0)
 
 
 def main() -> None:

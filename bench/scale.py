@@ -43,7 +43,7 @@ import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, generate, read_corpus, variant
-from bench.harness import Row, Served, elasticsearch, post_in_threads, serve, time_methods, wait_for_merges
+from bench.harness import Row, Served, bulk_load, elasticsearch, post_in_threads, serve, time_methods, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
@@ -96,13 +96,7 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
                     yield {"_index": name, "_id": docs[k].id, "v": to_hex(rec.fingerprint)}
 
     names = [INDEX, *VECTORS.values()]
-    t0 = time.perf_counter()
-    client.indices.put_settings(index=names, settings={"refresh_interval": "-1"})
-    for _ in helpers.parallel_bulk(client.options(request_timeout=600), actions(), thread_count=2, chunk_size=2000):
-        pass
-    client.indices.put_settings(index=names, settings={"refresh_interval": None})
-    client.options(request_timeout=600).indices.refresh(index=names)
-    return time.perf_counter() - t0
+    return bulk_load(client, names, actions())
 
 
 RETRIED: list[int] = []  # the status of every answer a batch was sent again for
