@@ -4,19 +4,38 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 import time
 from pathlib import Path
 
 import psutil
 
 
+def cpu_reference(samples: int = 20, steps: int = 200_000) -> tuple[float, float, float]:
+    """Millions of steps a second of a fixed pure-Python loop on one thread: (median, slowest, fastest) of
+    ``samples`` runs, about a second in all. A shared host's speed moves by more than its hardware says (here it
+    switched between two speeds within a second); results files compared with each other should be compared
+    with this too."""
+    rates = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        acc = 0
+        for i in range(steps):
+            acc = (acc * 31 + i) & 0xFFFFFFFF
+        rates.append(steps / (time.perf_counter() - t0) / 1e6)
+    return statistics.median(rates), min(rates), max(rates)
+
+
 def describe() -> str:
     freq = psutil.cpu_freq()
+    median, low, high = cpu_reference()
     return (
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.platform()}; "
         f"Python {platform.python_version()}; {os.cpu_count()} CPUs ({platform.processor() or 'unknown'}"
         f"{f', {freq.max:.0f} MHz' if freq and freq.max else ''}); "
-        f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM"
+        f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM; "
+        f"CPU reference when written {median:.1f} M loop steps/s on one thread ({low:.1f}–{high:.1f}; "
+        "`bench.machine.cpu_reference`)"
     )
 
 
