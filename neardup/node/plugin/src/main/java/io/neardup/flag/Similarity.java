@@ -1,5 +1,9 @@
 package io.neardup.flag;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * The similarity estimates of the second check, computed with the same integer counts and the same single float64
  * division as the Python reference, so both sides compare the same doubles against the thresholds:
@@ -42,6 +46,36 @@ public final class Similarity {
             }
             union++;
         }
+        return (double) both / (double) union;
+    }
+
+    private static final VarHandle LITTLE_ENDIAN_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * {@link #jaccard(long[], int, long[], int, int)} with {@code b} read in place: {@code bLength} little-endian
+     * unsigned 32-bit values from {@code bytes[offset]} (a stored sketch's encoding). The second check runs this on
+     * every candidate a lookup's blocks match, most of them chance matches of a large index; decoding each sketch
+     * first and merging with a branch per step took about 2.4 times as long as this branch-free merge of values read
+     * as it goes (the two differ only in speed; {@code VerifyTest} compares them).
+     */
+    public static double jaccard(long[] a, int aLength, byte[] bytes, int offset, int bLength, int k) {
+        if (aLength == 0 || bLength == 0) {
+            return 0.0;
+        }
+        int i = 0;
+        int j = 0;
+        int union = 0;
+        int both = 0;
+        while (union < k && i < aLength && j < bLength) {
+            long av = a[i];
+            long bv = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(bytes, offset + 4 * j));
+            i += av <= bv ? 1 : 0;
+            j += bv <= av ? 1 : 0;
+            both += av == bv ? 1 : 0;
+            union++;
+        }
+        // one list is used up: each further step of the union takes a value of the other, none in both
+        union += Math.min(k - union, (aLength - i) + (bLength - j));
         return (double) both / (double) union;
     }
 

@@ -1,13 +1,21 @@
 package io.neardup.plugin;
 
 import io.neardup.flag.Similarity;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.store.ByteArrayDataInput;
 import org.apache.lucene.util.BytesRef;
 import org.elasticsearch.index.fielddata.ScriptDocValues;
 import org.elasticsearch.script.FilterScript;
+import org.elasticsearch.script.LeafReaderContextSupplier;
 import org.elasticsearch.script.ScriptContext;
 import org.elasticsearch.script.ScriptEngine;
 
@@ -96,47 +104,66 @@ final class NeardupScriptEngine implements ScriptEngine {
             double minJaccard = ((Number) params.getOrDefault("min_jaccard", 0.35)).doubleValue();
             double nearJaccard = ((Number) params.getOrDefault("near_jaccard", 0.2)).doubleValue();
             int k = ((Number) params.getOrDefault("sketch_size", 128)).intValue();
-            return docReader -> new FilterScript(params, lookup, docReader) {
-                private long[] stored = new long[k];
-
-                @Override
-                public boolean execute() {
-                    ScriptDocValues<?> sketches = getDoc().get(sketchField);
-                    if (sketches.size() == 0) {
-                        return false;
-                    }
-                    BytesRef bytes = (BytesRef) sketches.get(0);
-                    int n = bytes.length / 4;
-                    if (stored.length < n) {
-                        stored = new long[n];
-                    }
-                    for (int at = 0; at < n; at++) {
-                        stored[at] = uint32(bytes, at);
-                    }
-                    double similarity = Similarity.jaccard(sketch, sketch.length, stored, n, k);
-                    // the fingerprint is read only when the similarity alone does not decide: most candidates
-                    // share a block by chance, have a similarity near 0, and are refused without it
-                    if (similarity >= minJaccard) {
-                        return true;
-                    }
-                    if (similarity < nearJaccard) {
-                        return false;
-                    }
-                    ScriptDocValues<?> hex = getDoc().get(hexField);
-                    if (hex.size() == 0) {
-                        return false;
-                    }
-                    long other = Long.parseUnsignedLong(hex.get(0).toString(), 16);
-                    return Long.bitCount(main ^ other) <= maxDistance;
+            return docReader -> {
+                // read from the segment's doc values directly: through the script's generic document lookup a
+                // candidate cost several microseconds before any of this check ran, and a lookup in a large index
+                // checks about a thousand chance candidates
+                if (!(docReader instanceof LeafReaderContextSupplier leaf)) {
+                    throw new IllegalStateException("verify reads doc values, and this search gives it no segment");
                 }
+                LeafReader reader = leaf.getLeafReaderContext().reader();
+                BinaryDocValues sketches;
+                SortedSetDocValues hexes;
+                try {
+                    sketches = DocValues.getBinary(reader, sketchField);
+                    hexes = DocValues.getSortedSet(reader, hexField);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                return new FilterScript(params, lookup, docReader) {
+                    private int doc;
+
+                    @Override
+                    public void setDocument(int docid) {
+                        doc = docid; // the generic lookup is not positioned: execute reads only the iterators above
+                    }
+
+                    @Override
+                    public boolean execute() {
+                        try {
+                            return check(doc);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }
+
+                    private boolean check(int docid) throws IOException {
+                        if (sketches.advanceExact(docid) == false) {
+                            return false;
+                        }
+                        // a binary field's doc value: the number of values, then each value's length and bytes
+                        // (sorted); the first value, as the field's script doc values give it
+                        BytesRef raw = sketches.binaryValue();
+                        ByteArrayDataInput in = new ByteArrayDataInput(raw.bytes, raw.offset, raw.length);
+                        if (in.readVInt() == 0) {
+                            return false;
+                        }
+                        int length = in.readVInt();
+                        double similarity = Similarity.jaccard(sketch, sketch.length, raw.bytes, in.getPosition(), length / 4, k);
+                        // the fingerprint is read only when the similarity alone does not decide: most candidates
+                        // share a block by chance, have a similarity near 0, and are refused without it
+                        if (similarity >= minJaccard) {
+                            return true;
+                        }
+                        if (similarity < nearJaccard || hexes.advanceExact(docid) == false) {
+                            return false;
+                        }
+                        long other = Long.parseUnsignedLong(hexes.lookupOrd(hexes.nextOrd()).utf8ToString(), 16);
+                        return Long.bitCount(main ^ other) <= maxDistance;
+                    }
+                };
             };
         };
-    }
-
-    static long uint32(BytesRef bytes, int index) {
-        int at = bytes.offset + 4 * index;
-        byte[] b = bytes.bytes;
-        return (b[at] & 0xFFL) | (b[at + 1] & 0xFFL) << 8 | (b[at + 2] & 0xFFL) << 16 | (b[at + 3] & 0xFFL) << 24;
     }
 
     static long[] toLongs(Object value) {
