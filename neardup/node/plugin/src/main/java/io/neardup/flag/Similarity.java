@@ -54,9 +54,9 @@ public final class Similarity {
     /**
      * {@link #jaccard(long[], int, long[], int, int)} with {@code b} read in place: {@code bLength} little-endian
      * unsigned 32-bit values from {@code bytes[offset]} (a stored sketch's encoding). The second check runs this on
-     * every candidate a lookup's blocks match, most of them chance matches of a large index; decoding each sketch
-     * first and merging with a branch per step took about 2.4 times as long as this branch-free merge of values read
-     * as it goes (the two differ only in speed; {@code VerifyTest} compares them).
+     * every candidate a lookup's blocks match, most of them chance matches of a large index, so it neither decodes
+     * the stored sketch first nor branches on each step's comparison; the result is the same ({@code VerifyTest}
+     * compares the two).
      */
     public static double jaccard(long[] a, int aLength, byte[] bytes, int offset, int bLength, int k) {
         if (aLength == 0 || bLength == 0) {
