@@ -12,6 +12,7 @@ BENCHES = [
     ["bench.lookup_latency"],
     ["bench.lookup_real"],
     ["bench.block_encoding"],
+    ["bench.block_query", "--sizes", "100000,300000,1000000"],
     ["bench.service_eval"],
     ["bench.largest_request"],
     ["bench.scale"],

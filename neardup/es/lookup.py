@@ -118,11 +118,13 @@ def candidate_query(
     version: str,
     min_shared: int = 1,
     ranked: bool = True,
+    native: bool = False,
 ) -> dict[str, Any]:
     """The Elasticsearch query for ``record``'s candidates: documents sharing at least ``min_shared``
     (seed, block) tokens with it. ``ranked``: a candidate's score is the number of tokens it shares.
     Unranked with ``min_shared`` 1, the same documents score by the block fields they share (a larger
-    ``min_shared`` counts tokens, so it is always ranked).
+    ``min_shared`` counts tokens, so it is always ranked). ``native`` (a cluster with neardup's plugin):
+    its ``neardup_blocks`` query, which finds and scores as the ranked form does.
 
     >>> from neardup.ingest.fingerprint import Fingerprinter
     >>> fp = Fingerprinter.default()
@@ -133,6 +135,9 @@ def candidate_query(
     >>> unranked = candidate_query(rec, rec.block_tokens(), rec.version, ranked=False)
     >>> [next(iter(c["terms"])) for c in unranked["bool"]["should"]] == list(schema.BLOCK_FIELDS)
     True
+    >>> native = candidate_query(rec, rec.block_tokens(), rec.version, native=True)["bool"]["must"][0]["neardup_blocks"]
+    >>> list(native["tokens"]) == list(schema.BLOCK_FIELDS), native["min_shared"]
+    (True, 1)
     >>> short = fp.fingerprint("好")
     >>> candidate_query(short, short.block_tokens(), short.version)["bool"]["filter"][1] == {
     ...     "term": {schema.path(schema.EXACT): short.exact}}
@@ -153,6 +158,14 @@ def candidate_query(
         }
     # Unrelated documents share one 16-bit block by chance (about 64 / 65,536 of the index per query);
     # true near-duplicates share several, so min_shared > 1 drops the chance matches in Lucene itself.
+    if native:
+        # the plugin's query: per segment one sorted pass of exact seeks over each field's term dictionary and a
+        # count of the postings, instead of Lucene's per-field rewrite (terms) or 64 term scorers (ranked); a
+        # lookup's largest cost, since most of its 64 tokens are absent from a segment and each is still sought
+        tokens = {field: list(values) for field, values in zip(schema.BLOCK_FIELDS, block_tokens, strict=True)}
+        shared = max(1, min(min_shared, sum(len(v) for v in tokens.values())))
+        blocks = {"neardup_blocks": {"tokens": tokens, "min_shared": shared}}
+        return {"bool": {"filter": [version_filter], "must": [blocks]}}
     if not ranked and min_shared <= 1:
         # one ``terms`` query per block field: the same documents as the 64 clauses below for about a third
         # of Lucene's work (64 term scorers per segment cost more than the matching itself), but the score
@@ -179,12 +192,13 @@ def candidate_search(
     min_shared: int,
     script: dict[str, Any] | None,
     doc_values: bool,
+    native: bool = False,
 ) -> dict[str, Any]:
-    """The search body of one record's candidates: :func:`candidate_query`, checked by ``script`` (a
-    :func:`verify_filter`) when given, ``exclude``'s ids left out; with ``doc_values`` it reads only the doc
-    values of :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`, never the stored ``_source``."""
-    # checked in Elasticsearch, only matches reach the size cap: the cheaper unranked query does
-    query = candidate_query(record, record.block_tokens(), record.version, min_shared, ranked=script is None)
+    """The search body of one record's candidates: :func:`candidate_query` (``native`` on a cluster with
+    neardup's plugin), checked by ``script`` (a :func:`verify_filter`) when given, ``exclude``'s ids left out;
+    with ``doc_values`` it reads only the doc values of :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`,
+    never the stored ``_source``."""
+    query = candidate_query(record, record.block_tokens(), record.version, min_shared, native=native)
     if script is not None:
         query = {"bool": {"must": [query], "filter": [script]}}
     excluded = list(exclude)
@@ -202,9 +216,15 @@ def candidate_search(
 
 
 def _no_verify_script(error: dict[str, Any]) -> bool:
-    """Does a search error say the cluster has no neardup ``verify`` script?"""
+    """Does a search error say the cluster has no neardup ``verify`` script, or a plugin without the
+    ``neardup_blocks`` query that goes with it?
+
+    >>> _no_verify_script({"type": "parsing_exception", "reason": "unknown query [neardup_blocks]"})
+    True
+    """
     text = str(error)
-    return "neardup" in text and ("script_lang" in text or "unknown neardup script" in text)
+    missing = ("script_lang", "unknown neardup script", "[neardup_blocks]")
+    return "neardup" in text and any(m in text for m in missing)
 
 
 def _needs_source(error: dict[str, Any]) -> bool:
@@ -262,16 +282,18 @@ def search_candidates(
 ) -> list[list[Stored]]:
     """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first).
 
-    With ``prefilter`` the cluster's native ``verify`` script drops the candidates that fail the second
-    check (:func:`verify_filter`), so only likely matches travel; they are still verified in Python. A
-    cluster without the script, or an index whose sketches have no doc values, is searched the slower
-    way instead (the search is repeated for the records it failed on)."""
+    ``prefilter`` says the cluster has neardup's plugin: its ``neardup_blocks`` query makes the block match,
+    and its native ``verify`` script drops the candidates that fail the second check (:func:`verify_filter`),
+    so only likely matches travel; they are still verified in Python. A cluster without them, or an index
+    whose sketches have no doc values, is searched the slower way instead (the search is repeated for the
+    records it failed on)."""
     if not records:
         return []
     excluded = [list(e) for e in exclude] if exclude else [[] for _ in records]
     scripts = [None if prefilter is None else verify_filter(rec, prefilter) for rec in records]
     out: list[list[Stored] | None] = [None] * len(records)
     source_only = index in _SOURCE_ONLY
+    plugin = prefilter is not None
     for scripted, doc_values in _WAYS:
         todo = [k for k, found in enumerate(out) if found is None and (not scripted or scripts[k] is not None)]
         if not todo or (doc_values and source_only):
@@ -280,7 +302,8 @@ def search_candidates(
         for k in todo:
             script = scripts[k] if scripted else None
             searches.append({"index": index})
-            searches.append(candidate_search(records[k], max_candidates, excluded[k], min_shared, script, doc_values))
+            body = candidate_search(records[k], max_candidates, excluded[k], min_shared, script, doc_values, plugin)
+            searches.append(body)
         resp = client.msearch(searches=searches)
         for k, item in zip(todo, resp["responses"], strict=True):
             error = item.get("error")
@@ -292,7 +315,9 @@ def search_candidates(
                 out[k] = []  # nothing indexed yet: the bulk write creates the index from its template
             elif doc_values and _needs_source(error):
                 _SOURCE_ONLY.add(index)
-            elif not (scripted and _no_verify_script(error)):
+            elif plugin and _no_verify_script(error):
+                plugin = False  # the next way searches without the plugin
+            else:
                 raise SearchFailed(int(item.get("status") or 500), dict(error))
     return [found or [] for found in out]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import BadRequestError, Elasticsearch, helpers
 
 from neardup.errors import SearchFailed
 from neardup.es import lookup
@@ -181,3 +181,63 @@ def test_the_check_in_elasticsearch_keeps_exactly_what_python_accepts(
         accepted += len(expected)
     assert accepted > 50 and compared - accepted > 50  # both verdicts were exercised
     print(f"{compared} candidate pairs compared, {accepted} accepted by both")
+
+
+def test_the_plugins_block_query_finds_and_ranks_as_the_term_clauses_do(es: Elasticsearch, index_name: str) -> None:
+    """``neardup_blocks`` (the plugin's query, used wherever the plugin checks candidates) against the ranked form
+    it stands for, one constant-score ``term`` clause per token: the same documents, the same scores, the same
+    order, for several ``min_shared``, on documents that share many, few or single tokens with the queries, over
+    several segments (one refresh per load)."""
+    fp = Fingerprinter.default()
+    rng = random.Random(11)
+    articles = load_peoples_daily()[:120]
+    texts = [a.text for a in articles] + ["\n".join(make_variant(list(a.paragraphs), rng)[0]) for a in articles[:60]]
+    records = fp.fingerprint_many([(t, None) for t in texts])
+    queries = records[100:]  # some indexed themselves, the rest variants of indexed articles
+    setup_index(es, index_name)
+    for part in range(3):
+        actions = []
+        for k in range(part, len(records), 3):
+            fields = schema.record_fields(records[k])
+            if k % 5 == 1:  # an unrelated article sharing one token with a query, as chance does
+                q = queries[k % len(queries)].block_tokens()
+                fields[schema.BLOCKS[k % 4]] = [q[k % 4][k % 16], *fields[schema.BLOCKS[k % 4]][1:]]
+            actions.append({"_index": index_name, "_id": str(k), schema.ROOT: fields})
+        helpers.bulk(es, actions, refresh="wait_for")
+
+    def hits(query: dict[str, object]) -> list[tuple[str, float]]:
+        found = es.search(index=index_name, query=query, size=200)["hits"]["hits"]
+        return [(h["_id"], h["_score"]) for h in found]
+
+    matched = {m: 0 for m in (1, 2, 5, 64)}
+    for q in queries:
+        for min_shared in matched:
+            ranked = candidate_query(q, q.block_tokens(), q.version, min_shared, ranked=True)
+            native = candidate_query(q, q.block_tokens(), q.version, min_shared, native=True)
+            expected = hits(ranked)
+            assert hits(native) == expected
+            matched[min_shared] += len(expected)
+    print(f"{len(queries)} queries compared at min_shared {list(matched)}: {list(matched.values())} matches")
+    # chance matches of one token, several-token matches of variants, and exact copies were all among them
+    assert matched[1] > matched[2] > matched[5] > matched[64] > 0
+    # as the lookup sends it, with the check in Elasticsearch: the matches Python accepts
+    checked = search_candidates(es, index_name, queries, max_candidates=500, prefilter=VerifyConfig())
+    everything = search_candidates(es, index_name, queries, max_candidates=500)
+    for q, kept, cands in zip(queries, checked, everything, strict=True):
+        accepted = {c.id for c, m in zip(cands, verify_many(q, cands, VerifyConfig()), strict=True) if m is not None}
+        assert {c.id for c in kept} == accepted
+
+
+def test_the_plugins_block_query_refuses_fields_it_cannot_match(es: Elasticsearch, index_name: str) -> None:
+    """A text field is refused with a 400 naming it (tokens are matched as written, not analysed); a field the
+    index does not map holds nothing, as a ``terms`` query on it would."""
+    setup_index(es, index_name)
+    es.index(index=index_name, id="a", document={"text": "0:0000"}, refresh="wait_for")
+    with pytest.raises(BadRequestError) as refused:
+        es.search(index=index_name, query={"neardup_blocks": {"tokens": {"text": ["0:0000"]}}})
+    assert "field [text] must be an indexed keyword field" in str(refused.value)
+    unmapped = es.search(index=index_name, query={"neardup_blocks": {"tokens": {"nowhere": ["0:0000"]}}})
+    assert unmapped["hits"]["total"]["value"] == 0
+    with pytest.raises(BadRequestError) as bad:
+        es.search(index=index_name, query={"neardup_blocks": {"tokens": {schema.path("b0"): ["a"]}, "min_shared": 0}})
+    assert "[min_shared] must be at least 1" in str(bad.value)

@@ -7,7 +7,6 @@ import java.util.Map;
 
 import org.elasticsearch.action.search.SearchRequest;
 import org.elasticsearch.common.document.DocumentField;
-import org.elasticsearch.index.query.BoolQueryBuilder;
 import org.elasticsearch.index.query.MatchNoneQueryBuilder;
 import org.elasticsearch.index.query.QueryBuilder;
 import org.elasticsearch.index.query.QueryBuilders;
@@ -22,10 +21,10 @@ import io.neardup.flag.Similarity;
 import io.neardup.flag.VerifyConfig;
 
 /**
- * One document's candidate search, as the Python service makes it ({@code candidate_search}): {@code candidate_query}
- * (the block tokens on {@code b0..b3}, {@code minimum_should_match} = min_shared, filtered to the same fingerprint
- * version, unranked when the script checks the candidates; too-short texts by exact hash and status), the native
- * {@code verify} script as a filter ({@code verify_filter}: the second check runs on the shards, so the
+ * One document's candidate search, as the Python service makes it ({@code candidate_search}) on a cluster with this
+ * plugin: {@code candidate_query} (at least min_shared of the block tokens on {@code b0..b3}, through the plugin's
+ * {@code neardup_blocks} query, filtered to the same fingerprint version; too-short texts by exact hash and status),
+ * the native {@code verify} script as a filter ({@code verify_filter}: the second check runs on the shards, so the
  * {@code max_candidates} cap is spent on real matches, not on chance block matches of a large index), the document's
  * own id excluded, read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
  *
@@ -35,11 +34,11 @@ final class CandidateSearch {
     private CandidateSearch() {}
 
     /**
-     * The query of {@code candidate_query}, without the exclusion and the script. Ranked, a candidate scores the tokens
-     * it shares (one constant-score {@code term} per token); unranked with min_shared 1, one {@code terms} per block
-     * field finds the same documents for less work in Lucene, scoring the fields they share.
+     * The query of {@code candidate_query} on a cluster with this plugin ({@code native}), without the exclusion and
+     * the script: the plugin's {@code neardup_blocks} query over the document's block tokens, which finds and ranks
+     * as one constant-score {@code term} clause per token would; too-short texts by exact hash and status.
      */
-    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared, boolean ranked) {
+    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared) {
         String status = (String) fields.get(FlagFields.STATUS);
         QueryBuilder version = QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION));
         if (Fingerprinted.EMPTY.equals(status)) {
@@ -51,21 +50,17 @@ final class CandidateSearch {
                 .filter(QueryBuilders.termQuery(path(target, FlagFields.EXACT), (String) fields.get(FlagFields.EXACT)))
                 .filter(QueryBuilders.termQuery(path(target, FlagFields.STATUS), status));
         }
-        BoolQueryBuilder query = QueryBuilders.boolQuery().filter(version);
-        if (ranked == false && minShared <= 1) {
-            for (String block : FlagFields.BLOCKS) {
-                query.should(QueryBuilders.termsQuery(path(target, block), (List<?>) fields.get(block)));
-            }
-            return query.minimumShouldMatch(1);
-        }
-        int clauses = 0;
+        Map<String, List<String>> tokens = new LinkedHashMap<>();
+        int count = 0;
         for (String block : FlagFields.BLOCKS) {
+            List<String> values = new ArrayList<>();
             for (Object token : (List<?>) fields.get(block)) {
-                query.should(QueryBuilders.constantScoreQuery(QueryBuilders.termQuery(path(target, block), (String) token)));
-                clauses++;
+                values.add((String) token);
             }
+            tokens.put(path(target, block), values);
+            count += values.size();
         }
-        return query.minimumShouldMatch(Math.max(1, Math.min(minShared, clauses)));
+        return QueryBuilders.boolQuery().filter(version).must(new BlockMatchQueryBuilder(tokens, Math.max(1, Math.min(minShared, count))));
     }
 
     /** {@code verify_filter}: null when the script cannot decide (not {@code ok}, Hamming only, metadata scores). */
@@ -92,8 +87,7 @@ final class CandidateSearch {
     /** The whole search body ({@code candidate_search} with a prefilter, reading doc values). */
     static SearchSourceBuilder source(String target, String id, Map<String, Object> fields, Fingerprinted doc, FlagSettings settings) {
         QueryBuilder script = verifyFilter(target, fields, doc, settings.verify());
-        // checked on the shards, only matches reach the cap: the cheaper unranked query does
-        QueryBuilder query = candidateQuery(target, fields, settings.minShared(), script == null);
+        QueryBuilder query = candidateQuery(target, fields, settings.minShared());
         if (script != null) {
             query = QueryBuilders.boolQuery().must(query).filter(script);
         }

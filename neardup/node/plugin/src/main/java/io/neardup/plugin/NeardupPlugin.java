@@ -1,6 +1,7 @@
 package io.neardup.plugin;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 
 import org.elasticsearch.common.settings.Settings;
@@ -8,16 +9,18 @@ import org.elasticsearch.ingest.Processor;
 import org.elasticsearch.plugins.IngestPlugin;
 import org.elasticsearch.plugins.Plugin;
 import org.elasticsearch.plugins.ScriptPlugin;
+import org.elasticsearch.plugins.SearchPlugin;
 import org.elasticsearch.script.ScriptContext;
 import org.elasticsearch.script.ScriptEngine;
 
 /**
- * The neardup Elasticsearch plugin: the {@code neardup} ingest processor ({@link NeardupProcessor}) and the
- * {@code neardup} script language ({@link NeardupScriptEngine}). One plugin for both, so a cluster with this bundle
- * installed fingerprints documents and runs lookups' in-cluster checks exactly as the embedded node does; the
- * embedded node loads this same class from its class path.
+ * The neardup Elasticsearch plugin: the {@code neardup} ingest processor ({@link NeardupProcessor}), the
+ * {@code neardup} script language ({@link NeardupScriptEngine}) and the {@code neardup_blocks} query
+ * ({@link BlockMatchQueryBuilder}). One plugin for all three, so a cluster with this bundle installed fingerprints
+ * documents and runs lookups' block match and in-cluster checks exactly as the embedded node does; the embedded node
+ * loads this same class from its class path.
  */
-public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptPlugin {
+public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptPlugin, SearchPlugin {
 
     @Override
     public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
@@ -36,5 +39,10 @@ public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptP
     @Override
     public ScriptEngine getScriptEngine(Settings settings, Collection<ScriptContext<?>> contexts) {
         return new NeardupScriptEngine();
+    }
+
+    @Override
+    public List<QuerySpec<?>> getQueries() {
+        return List.of(new QuerySpec<>(BlockMatchQueryBuilder.NAME, BlockMatchQueryBuilder::new, BlockMatchQueryBuilder::fromXContent));
     }
 }
