@@ -5,7 +5,7 @@ block tokens on the block fields ``neardup.b0..b3`` (a token carries its seed, s
 seed; :func:`candidate_query` says when it ranks them by the tokens they share). Too-short records are
 matched by their exact hash only. Candidates are read from doc values and checked in Python, all of a
 record's at once (:func:`neardup.ingest.verify.verify_many`). On a cluster with neardup's native
-scripts the check also runs inside Elasticsearch first (:func:`verify_filter`), so only matches travel;
+scripts the check also runs inside Elasticsearch first (:func:`verify_params`), so only matches travel;
 Python's verdict on them stays the reference.
 """
 
@@ -36,7 +36,7 @@ __all__ = [
     "has_verify_script",
     "script_language",
     "search_candidates",
-    "verify_filter",
+    "verify_params",
 ]
 
 #: Hamming distance as a Painless filter, for clusters that have Painless (any regular 8.x cluster)
@@ -77,21 +77,21 @@ def hamming_filter(fingerprints: Sequence[int], max_distance: int, lang: str) ->
     return {"script": {"script": {"lang": lang, "source": source, "params": params}}}
 
 
-def verify_filter(record: Comparable, config: VerifyConfig) -> dict[str, Any] | None:
-    """The native ``verify`` script as a filter: the second check run on each candidate inside
-    Elasticsearch, so only matches come back. None when the check needs what the script does not read
-    (too-short records, Hamming-only checks, metadata scores); Python then checks every candidate.
+def verify_params(record: Comparable, config: VerifyConfig) -> dict[str, Any] | None:
+    """The parameters of the plugin's second check (the ``verify`` script, or the ``verify`` of the
+    ``neardup_blocks`` query) for candidates of ``record``. None when the check needs what the plugin does not
+    read (too-short records, Hamming-only checks, metadata scores); Python then checks every candidate.
 
     >>> from neardup.ingest.fingerprint import Fingerprinter
     >>> rec = Fingerprinter.default().fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
-    >>> verify_filter(rec, VerifyConfig())["script"]["script"]["params"]["min_jaccard"]
+    >>> verify_params(rec, VerifyConfig())["min_jaccard"]
     0.35
-    >>> verify_filter(rec, VerifyConfig(mu=0.8)) is None
+    >>> verify_params(rec, VerifyConfig(mu=0.8)) is None
     True
     """
     if record.status != "ok" or not config.use_sketch or config.mu < 1.0:
         return None
-    params = {
+    return {
         "sketch_field": schema.path(schema.MINHASH),
         "hex_field": schema.path(schema.HEX),
         "sketch": record.sketch.tolist(),
@@ -101,7 +101,6 @@ def verify_filter(record: Comparable, config: VerifyConfig) -> dict[str, Any] | 
         "near_jaccard": config.near_jaccard,
         "sketch_size": SKETCH_SIZE,
     }
-    return {"script": {"script": {"lang": "neardup", "source": "verify", "params": params}}}
 
 
 @dataclass(frozen=True)
@@ -119,12 +118,14 @@ def candidate_query(
     min_shared: int = 1,
     ranked: bool = True,
     native: bool = False,
+    check: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The Elasticsearch query for ``record``'s candidates: documents sharing at least ``min_shared``
     (seed, block) tokens with it. ``ranked``: a candidate's score is the number of tokens it shares.
     Unranked with ``min_shared`` 1, the same documents score by the block fields they share (a larger
     ``min_shared`` counts tokens, so it is always ranked). ``native`` (a cluster with neardup's plugin):
-    its ``neardup_blocks`` query, which finds and scores as the ranked form does.
+    its ``neardup_blocks`` query, which finds and scores as the ranked form does, and keeps only the
+    candidates that pass ``check`` (:func:`verify_params`) when given.
 
     >>> from neardup.ingest.fingerprint import Fingerprinter
     >>> fp = Fingerprinter.default()
@@ -164,8 +165,13 @@ def candidate_query(
         # lookup's largest cost, since most of its 64 tokens are absent from a segment and each is still sought
         tokens = {field: list(values) for field, values in zip(schema.BLOCK_FIELDS, block_tokens, strict=True)}
         shared = max(1, min(min_shared, sum(len(v) for v in tokens.values())))
-        blocks = {"neardup_blocks": {"tokens": tokens, "min_shared": shared}}
-        return {"bool": {"filter": [version_filter], "must": [blocks]}}
+        blocks: dict[str, Any] = {"tokens": tokens, "min_shared": shared}
+        if check is not None:
+            # the second check on each match as the segment's matches are found, before the version filter or
+            # anything else sees them: through a script filter each of a large index's ~1,000 chance matches per
+            # query also went through the conjunction with the version's postings and the script layer
+            blocks["verify"] = check
+        return {"bool": {"filter": [version_filter], "must": [{"neardup_blocks": blocks}]}}
     if not ranked and min_shared <= 1:
         # one ``terms`` query per block field: the same documents as the 64 clauses below for about a third
         # of Lucene's work (64 term scorers per segment cost more than the matching itself), but the score
@@ -190,17 +196,19 @@ def candidate_search(
     size: int,
     exclude: Iterable[str],
     min_shared: int,
-    script: dict[str, Any] | None,
+    check: dict[str, Any] | None,
     doc_values: bool,
     native: bool = False,
 ) -> dict[str, Any]:
     """The search body of one record's candidates: :func:`candidate_query` (``native`` on a cluster with
-    neardup's plugin), checked by ``script`` (a :func:`verify_filter`) when given, ``exclude``'s ids left out;
-    with ``doc_values`` it reads only the doc values of :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`,
-    never the stored ``_source``."""
-    query = candidate_query(record, record.block_tokens(), record.version, min_shared, native=native)
-    if script is not None:
-        query = {"bool": {"must": [query], "filter": [script]}}
+    neardup's plugin), checked in Elasticsearch by the plugin's second check with ``check``
+    (:func:`verify_params`) when given (inside the block query when ``native``, else as the ``verify``
+    script), ``exclude``'s ids left out; with ``doc_values`` it reads only the doc values of
+    :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`, never the stored ``_source``."""
+    query = candidate_query(record, record.block_tokens(), record.version, min_shared, native=native, check=check)
+    if check is not None and not native:
+        script = {"lang": "neardup", "source": "verify", "params": check}
+        query = {"bool": {"must": [query], "filter": [{"script": {"script": script}}]}}
     excluded = list(exclude)
     if excluded:
         query = {"bool": {"must": [query], "must_not": [{"ids": {"values": excluded}}]}}
@@ -283,26 +291,26 @@ def search_candidates(
     """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first).
 
     ``prefilter`` says the cluster has neardup's plugin: its ``neardup_blocks`` query makes the block match,
-    and its native ``verify`` script drops the candidates that fail the second check (:func:`verify_filter`),
+    and its native second check drops the candidates that fail it (:func:`verify_params`),
     so only likely matches travel; they are still verified in Python. A cluster without them, or an index
     whose sketches have no doc values, is searched the slower way instead (the search is repeated for the
     records it failed on)."""
     if not records:
         return []
     excluded = [list(e) for e in exclude] if exclude else [[] for _ in records]
-    scripts = [None if prefilter is None else verify_filter(rec, prefilter) for rec in records]
+    checks = [None if prefilter is None else verify_params(rec, prefilter) for rec in records]
     out: list[list[Stored] | None] = [None] * len(records)
     source_only = index in _SOURCE_ONLY
     plugin = prefilter is not None
     for scripted, doc_values in _WAYS:
-        todo = [k for k, found in enumerate(out) if found is None and (not scripted or scripts[k] is not None)]
+        todo = [k for k, found in enumerate(out) if found is None and (not scripted or checks[k] is not None)]
         if not todo or (doc_values and source_only):
             continue
         searches: list[dict[str, Any]] = []
         for k in todo:
-            script = scripts[k] if scripted else None
+            check = checks[k] if scripted else None
             searches.append({"index": index})
-            body = candidate_search(records[k], max_candidates, excluded[k], min_shared, script, doc_values, plugin)
+            body = candidate_search(records[k], max_candidates, excluded[k], min_shared, check, doc_values, plugin)
             searches.append(body)
         resp = client.msearch(searches=searches)
         for k, item in zip(todo, resp["responses"], strict=True):

@@ -1,8 +1,9 @@
 """The flagging processor's candidate search is the Python service's: the body Java builds with Elasticsearch's
 ``QueryBuilders`` (``io.neardup.plugin.CandidateSearch``) equals, after Elasticsearch's own defaults are dropped,
-the body of :func:`neardup.es.lookup.candidate_search` with :func:`~neardup.es.lookup.verify_filter` (the
-plugin's ``neardup_blocks`` query, doc values, the document's id excluded), for ``ok`` and too-short documents
-and several ``min_shared``; and Elasticsearch parses both queries to the same Lucene query (``_validate/query``)."""
+the body of :func:`neardup.es.lookup.candidate_search` with :func:`~neardup.es.lookup.verify_params` (the
+plugin's ``neardup_blocks`` query with its check, doc values, the document's id excluded), for ``ok`` and
+too-short documents and several ``min_shared``; and Elasticsearch parses both queries to the same Lucene query
+(``_validate/query``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from neardup.es.client import setup_index
-from neardup.es.lookup import candidate_search, verify_filter
+from neardup.es.lookup import candidate_search, verify_params
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import VerifyConfig
@@ -28,8 +29,8 @@ MAIN = "io.neardup.plugin.QueryParity"
 def _python_body(doc_id: str, record: Record, max_candidates: int, min_shared: int) -> dict[str, Any]:
     """What ``search_candidates`` sends for one record with the in-Elasticsearch prefilter (a cluster with the
     plugin: its block query), reading doc values."""
-    script = verify_filter(record, VerifyConfig())
-    return candidate_search(record, max_candidates, [doc_id], min_shared, script, doc_values=True, native=True)
+    check = verify_params(record, VerifyConfig())
+    return candidate_search(record, max_candidates, [doc_id], min_shared, check, doc_values=True, native=True)
 
 
 def _plain(node: Any) -> Any:

@@ -23,12 +23,15 @@ import org.elasticsearch.xcontent.XContentBuilder;
 import org.elasticsearch.xcontent.XContentParser;
 
 import io.neardup.search.BlockMatchQuery;
+import io.neardup.search.SketchCheck;
 
 /**
  * Query {@code neardup_blocks}: the documents holding at least {@code min_shared} of the given keyword tokens, counted
- * over several fields, each scoring the number it holds ({@link BlockMatchQuery}).
+ * over several fields, each scoring the number it holds ({@link BlockMatchQuery}); with {@code verify} (the
+ * parameters of the {@code verify} script), only those that also pass that second check ({@link SketchCheck}).
  *
- * <pre>{"neardup_blocks": {"tokens": {"neardup.b0": ["0:1a2b", ...], "neardup.b1": [...]}, "min_shared": 1}}</pre>
+ * <pre>{"neardup_blocks": {"tokens": {"neardup.b0": ["0:1a2b", ...], "neardup.b1": [...]}, "min_shared": 1,
+ *                     "verify": {"sketch_field": "neardup.minhash", "hex_field": "neardup.hex", "sketch": [...], ...}}}</pre>
  *
  * It matches and scores as a {@code bool} of one {@code constant_score} {@code term} clause per token with
  * {@code minimum_should_match} = {@code min_shared}, the ranked form of a lookup's candidate query, for less work
@@ -39,12 +42,20 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
     public static final String NAME = "neardup_blocks";
     static final String TOKENS = "tokens";
     static final String MIN_SHARED = "min_shared";
+    static final String VERIFY = "verify";
 
     /** field → its tokens, in the order given */
     private final Map<String, List<String>> tokens;
     private final int minShared;
+    /** the {@code verify} parameters as given, or null; {@link #check} is what they say */
+    private final Map<String, Object> verify;
+    private final SketchCheck check;
 
     public BlockMatchQueryBuilder(Map<String, List<String>> tokens, int minShared) {
+        this(tokens, minShared, null);
+    }
+
+    public BlockMatchQueryBuilder(Map<String, List<String>> tokens, int minShared, Map<String, Object> verify) {
         if (tokens == null || tokens.isEmpty()) {
             throw new IllegalArgumentException("[" + NAME + "] needs [" + TOKENS + "]: an object of fields, each with its tokens");
         }
@@ -55,18 +66,39 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         tokens.forEach((field, values) -> copy.put(field, List.copyOf(values)));
         this.tokens = copy;
         this.minShared = minShared;
+        this.verify = verify == null ? null : new LinkedHashMap<>(verify);
+        this.check = verify == null ? null : checkOf(verify);
+    }
+
+    private static SketchCheck checkOf(Map<String, Object> verify) {
+        for (String name : verify.keySet()) {
+            if (SketchCheck.PARAMS.contains(name) == false) {
+                throw new IllegalArgumentException("[" + NAME + "] [" + VERIFY + "] does not take [" + name + "]; it takes " + SketchCheck.PARAMS);
+            }
+        }
+        try {
+            return SketchCheck.fromParams(verify);
+        } catch (ClassCastException e) {
+            throw new IllegalArgumentException("[" + NAME + "] [" + VERIFY + "] [sketch] must be a list of numbers", e);
+        }
     }
 
     public BlockMatchQueryBuilder(StreamInput in) throws IOException {
         super(in);
         this.tokens = in.readMap(StreamInput::readStringCollectionAsList);
         this.minShared = in.readVInt();
+        this.verify = in.readBoolean() ? in.readGenericMap() : null;
+        this.check = verify == null ? null : checkOf(verify);
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
         out.writeMap(tokens, StreamOutput::writeStringCollection);
         out.writeVInt(minShared);
+        out.writeBoolean(verify != null);
+        if (verify != null) {
+            out.writeGenericMap(verify);
+        }
     }
 
     @Override
@@ -78,6 +110,9 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         }
         builder.endObject();
         builder.field(MIN_SHARED, minShared);
+        if (verify != null) {
+            builder.field(VERIFY, verify);
+        }
         boostAndQueryNameToXContent(builder);
         builder.endObject();
     }
@@ -85,6 +120,7 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
     public static BlockMatchQueryBuilder fromXContent(XContentParser parser) throws IOException {
         Map<String, List<String>> tokens = null;
         int minShared = 1;
+        Map<String, Object> verify = null;
         float boost = DEFAULT_BOOST;
         String queryName = null;
         String current = null;
@@ -94,6 +130,8 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
                 current = parser.currentName();
             } else if (token == XContentParser.Token.START_OBJECT && TOKENS.equals(current)) {
                 tokens = parseTokens(parser);
+            } else if (token == XContentParser.Token.START_OBJECT && VERIFY.equals(current)) {
+                verify = parser.map();
             } else if (token.isValue() && MIN_SHARED.equals(current)) {
                 minShared = parser.intValue();
             } else if (token.isValue() && BOOST_FIELD.match(current, parser.getDeprecationHandler())) {
@@ -105,7 +143,7 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
             }
         }
         try {
-            return new BlockMatchQueryBuilder(tokens, minShared).boost(boost).queryName(queryName);
+            return new BlockMatchQueryBuilder(tokens, minShared, verify).boost(boost).queryName(queryName);
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
@@ -156,17 +194,17 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         if (fields.isEmpty()) {
             return new MatchNoDocsQuery("[" + NAME + "] none of its fields is mapped");
         }
-        return new BlockMatchQuery(fields, terms, minShared);
+        return new BlockMatchQuery(fields, terms, minShared, check);
     }
 
     @Override
     protected boolean doEquals(BlockMatchQueryBuilder other) {
-        return minShared == other.minShared && tokens.equals(other.tokens);
+        return minShared == other.minShared && tokens.equals(other.tokens) && Objects.equals(check, other.check);
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(tokens, minShared);
+        return Objects.hash(tokens, minShared, check);
     }
 
     @Override

@@ -10,8 +10,6 @@ import org.elasticsearch.common.document.DocumentField;
 import org.elasticsearch.index.query.MatchNoneQueryBuilder;
 import org.elasticsearch.index.query.QueryBuilder;
 import org.elasticsearch.index.query.QueryBuilders;
-import org.elasticsearch.script.Script;
-import org.elasticsearch.script.ScriptType;
 import org.elasticsearch.search.SearchHit;
 import org.elasticsearch.search.builder.SearchSourceBuilder;
 
@@ -24,7 +22,7 @@ import io.neardup.flag.VerifyConfig;
  * One document's candidate search, as the Python service makes it ({@code candidate_search}) on a cluster with this
  * plugin: {@code candidate_query} (at least min_shared of the block tokens on {@code b0..b3}, through the plugin's
  * {@code neardup_blocks} query, filtered to the same fingerprint version; too-short texts by exact hash and status),
- * the native {@code verify} script as a filter ({@code verify_filter}: the second check runs on the shards, so the
+ * the plugin's second check inside that query ({@code verify_params}: it runs on the shards, so the
  * {@code max_candidates} cap is spent on real matches, not on chance block matches of a large index), the document's
  * own id excluded, read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
  *
@@ -34,11 +32,12 @@ final class CandidateSearch {
     private CandidateSearch() {}
 
     /**
-     * The query of {@code candidate_query} on a cluster with this plugin ({@code native}), without the exclusion and
-     * the script: the plugin's {@code neardup_blocks} query over the document's block tokens, which finds and ranks
-     * as one constant-score {@code term} clause per token would; too-short texts by exact hash and status.
+     * The query of {@code candidate_query} on a cluster with this plugin ({@code native}), without the exclusion: the
+     * plugin's {@code neardup_blocks} query over the document's block tokens, which finds and ranks as one
+     * constant-score {@code term} clause per token would, keeping those that pass {@code check} (the second check's
+     * parameters, or null); too-short texts by exact hash and status.
      */
-    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared) {
+    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared, Map<String, Object> check) {
         String status = (String) fields.get(FlagFields.STATUS);
         QueryBuilder version = QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION));
         if (Fingerprinted.EMPTY.equals(status)) {
@@ -60,11 +59,12 @@ final class CandidateSearch {
             tokens.put(path(target, block), values);
             count += values.size();
         }
-        return QueryBuilders.boolQuery().filter(version).must(new BlockMatchQueryBuilder(tokens, Math.max(1, Math.min(minShared, count))));
+        BlockMatchQueryBuilder blocks = new BlockMatchQueryBuilder(tokens, Math.max(1, Math.min(minShared, count)), check);
+        return QueryBuilders.boolQuery().filter(version).must(blocks);
     }
 
-    /** {@code verify_filter}: null when the script cannot decide (not {@code ok}, Hamming only, metadata scores). */
-    static QueryBuilder verifyFilter(String target, Map<String, Object> fields, Fingerprinted doc, VerifyConfig config) {
+    /** {@code verify_params}: null when the plugin's check cannot decide (not {@code ok}, Hamming only, metadata scores). */
+    static Map<String, Object> verifyParams(String target, Fingerprinted doc, VerifyConfig config) {
         if (doc.isOk() == false || config.useSketch() == false || config.mu() < 1.0) {
             return null;
         }
@@ -81,16 +81,12 @@ final class CandidateSearch {
         params.put("min_jaccard", config.minJaccard());
         params.put("near_jaccard", config.nearJaccard());
         params.put("sketch_size", Similarity.SKETCH_SIZE);
-        return QueryBuilders.scriptQuery(new Script(ScriptType.INLINE, NeardupScriptEngine.LANG, "verify", params));
+        return params;
     }
 
     /** The whole search body ({@code candidate_search} with a prefilter, reading doc values). */
     static SearchSourceBuilder source(String target, String id, Map<String, Object> fields, Fingerprinted doc, FlagSettings settings) {
-        QueryBuilder script = verifyFilter(target, fields, doc, settings.verify());
-        QueryBuilder query = candidateQuery(target, fields, settings.minShared());
-        if (script != null) {
-            query = QueryBuilders.boolQuery().must(query).filter(script);
-        }
+        QueryBuilder query = candidateQuery(target, fields, settings.minShared(), verifyParams(target, doc, settings.verify()));
         query = QueryBuilders.boolQuery().must(query).mustNot(QueryBuilders.idsQuery().addIds(id));
         SearchSourceBuilder source = new SearchSourceBuilder().query(query).size(settings.maxCandidates()).fetchSource(false);
         for (String name : List.of(FlagFields.HEX, FlagFields.MINHASH, FlagFields.META_MINHASH, FlagFields.EXACT, FlagFields.STATUS,

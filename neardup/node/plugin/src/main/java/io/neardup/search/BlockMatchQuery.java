@@ -37,18 +37,31 @@ import org.apache.lucene.util.BytesRef;
  * merged in a heap. Here each segment gets one {@code TermsEnum} per field, the sorted terms are sought with
  * {@code seekExact} (which stops at an absent term without moving on), their postings are gathered into one array and
  * counted: the same documents and scores for a third to a half of Lucene's work on the match.
+ *
+ * <p>Given a {@link SketchCheck}, a match must also pass that second check, read from the segment's doc values as
+ * the matches are found (in document order), so the rest of the query only sees verified documents.
  */
 public final class BlockMatchQuery extends Query {
     private final String[] fields;
     /** per field, its distinct terms in ascending order */
     private final BytesRef[][] terms;
     private final int minShared;
+    /** the second check a match must pass as well, or null */
+    private final SketchCheck check;
 
     /**
      * @param fields the fields, each with the terms of the same position in {@code termsPerField}
      * @param minShared how many of the terms a document must hold (at least 1)
      */
     public BlockMatchQuery(List<String> fields, List<List<BytesRef>> termsPerField, int minShared) {
+        this(fields, termsPerField, minShared, null);
+    }
+
+    /**
+     * @param check the second check each match must also pass (a lookup's {@code verify}), run on the matches of a
+     *     segment as they are found, before any other clause sees them; null for none
+     */
+    public BlockMatchQuery(List<String> fields, List<List<BytesRef>> termsPerField, int minShared, SketchCheck check) {
         if (fields.size() != termsPerField.size()) {
             throw new IllegalArgumentException("one list of terms per field: " + fields.size() + " fields, " + termsPerField.size() + " lists");
         }
@@ -61,6 +74,7 @@ public final class BlockMatchQuery extends Query {
             this.terms[f] = new TreeSet<>(termsPerField.get(f)).toArray(new BytesRef[0]);
         }
         this.minShared = minShared;
+        this.check = check;
     }
 
     @Override
@@ -77,7 +91,7 @@ public final class BlockMatchQuery extends Query {
                 Matches matches = match(context.reader());
                 int at = matches == null ? -1 : Arrays.binarySearch(matches.docs, 0, matches.size, doc);
                 if (at < 0) {
-                    return Explanation.noMatch("holds fewer than " + minShared + " of the block terms");
+                    return Explanation.noMatch("holds fewer than " + minShared + " of the block terms" + (check == null ? "" : ", or fails the check"));
                 }
                 return Explanation.match(boost * matches.counts[at], "holds " + matches.counts[at] + " of the block terms");
             }
@@ -113,7 +127,23 @@ public final class BlockMatchQuery extends Query {
                 }
             }
         }
-        return n == 0 ? null : count(docs, n, reader.maxDoc(), minShared);
+        Matches matches = n == 0 ? null : count(docs, n, reader.maxDoc(), minShared);
+        return matches == null || check == null ? matches : checked(matches, check.open(reader));
+    }
+
+    /** The matches that pass {@code check}, in the same order; null when none does. */
+    static Matches checked(Matches matches, SketchCheck.Leaf check) throws IOException {
+        int size = 0;
+        int most = 0;
+        for (int i = 0; i < matches.size; i++) {
+            if (check.accepts(matches.docs[i])) {
+                matches.docs[size] = matches.docs[i];
+                matches.counts[size] = matches.counts[i];
+                most = Math.max(most, matches.counts[i]);
+                size++;
+            }
+        }
+        return size == 0 ? null : new Matches(matches.docs, matches.counts, size, most);
     }
 
     /** Distinct documents of {@code docs[0..n)} held at least {@code minShared} times, ascending, with their counts. */
@@ -240,6 +270,10 @@ public final class BlockMatchQuery extends Query {
             }
             out.append(')');
         }
+        if (check != null) {
+            out.append(" verify(").append(check.sketchField()).append(", ").append(check.hexField()).append(", fingerprint ")
+                .append(Long.toHexString(check.fingerprint())).append(", ").append(check.sketch().length).append(" sketch values)");
+        }
         return out.append(')').toString();
     }
 
@@ -249,11 +283,14 @@ public final class BlockMatchQuery extends Query {
             return false;
         }
         BlockMatchQuery that = (BlockMatchQuery) other;
-        return minShared == that.minShared && Arrays.equals(fields, that.fields) && Arrays.deepEquals(terms, that.terms);
+        return minShared == that.minShared
+            && Arrays.equals(fields, that.fields)
+            && Arrays.deepEquals(terms, that.terms)
+            && Objects.equals(check, that.check);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), minShared, Arrays.hashCode(fields), Arrays.deepHashCode(terms));
+        return Objects.hash(classHash(), minShared, Arrays.hashCode(fields), Arrays.deepHashCode(terms), check);
     }
 }

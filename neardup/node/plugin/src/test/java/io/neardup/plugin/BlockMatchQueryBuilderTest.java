@@ -27,6 +27,19 @@ class BlockMatchQueryBuilderTest {
         return new BlockMatchQueryBuilder(tokens, 2);
     }
 
+    private static BlockMatchQueryBuilder checked() {
+        Map<String, Object> verify = new LinkedHashMap<>();
+        verify.put("sketch_field", "neardup.minhash");
+        verify.put("hex_field", "neardup.hex");
+        verify.put("sketch", List.of(3L, 70_000L, 4_294_967_295L));
+        verify.put("fingerprint", -5L);
+        verify.put("max_distance", 3);
+        verify.put("min_jaccard", 0.35);
+        verify.put("near_jaccard", 0.2);
+        verify.put("sketch_size", 128);
+        return new BlockMatchQueryBuilder(Map.of("neardup.b0", List.of("0:1a2b")), 1, verify);
+    }
+
     private static BlockMatchQueryBuilder parse(String json) throws IOException {
         try (XContentParser parser = JsonXContent.jsonXContent.createParser(XContentParserConfiguration.EMPTY, json)) {
             parser.nextToken(); // {
@@ -48,11 +61,21 @@ class BlockMatchQueryBuilderTest {
 
     @Test
     void itTravelsBetweenNodesUnchanged() throws IOException {
-        BlockMatchQueryBuilder query = sample().boost(0.5f);
-        try (BytesStreamOutput out = new BytesStreamOutput()) {
-            query.writeTo(out);
-            assertEquals(query, new BlockMatchQueryBuilder(out.bytes().streamInput()));
+        for (BlockMatchQueryBuilder query : List.of(sample().boost(0.5f), checked())) {
+            try (BytesStreamOutput out = new BytesStreamOutput()) {
+                query.writeTo(out);
+                assertEquals(query, new BlockMatchQueryBuilder(out.bytes().streamInput()));
+            }
         }
+    }
+
+    @Test
+    void itsCheckParsesBackToTheSameCheck() throws IOException {
+        String json = Strings.toString(checked());
+        assertTrue(json.contains("\"verify\":{\"sketch_field\":\"neardup.minhash\""), json);
+        assertEquals(checked(), parse(json)); // numbers read back as ints or longs: the check they make is the same
+        assertNotEquals(checked(), parse(json.replace("\"fingerprint\":-5", "\"fingerprint\":-6")));
+        assertNotEquals(sample(), checked());
     }
 
     @Test
@@ -66,6 +89,12 @@ class BlockMatchQueryBuilderTest {
         assertTrue(number.getMessage().contains("must be strings"), number.getMessage());
         ParsingException notList = assertThrows(ParsingException.class, () -> parse("{\"neardup_blocks\":{\"tokens\":{\"b0\":\"a\"}}}"));
         assertTrue(notList.getMessage().contains("must be an array"), notList.getMessage());
+        ParsingException badCheck = assertThrows(ParsingException.class,
+            () -> parse("{\"neardup_blocks\":{\"tokens\":{\"b0\":[\"a\"]},\"verify\":{\"sketch_field\":\"m\"}}}"));
+        assertTrue(badCheck.getMessage().contains("verify needs params"), badCheck.getMessage());
+        ParsingException extra = assertThrows(ParsingException.class,
+            () -> parse("{\"neardup_blocks\":{\"tokens\":{\"b0\":[\"a\"]},\"verify\":{\"lang\":\"x\"}}}"));
+        assertTrue(extra.getMessage().contains("does not take [lang]"), extra.getMessage());
         ParsingException unknown = assertThrows(ParsingException.class,
             () -> parse("{\"neardup_blocks\":{\"tokens\":{\"b0\":[\"a\"]},\"fuzzy\":true}}"));
         assertTrue(unknown.getMessage().contains("does not take [fuzzy]"), unknown.getMessage());
