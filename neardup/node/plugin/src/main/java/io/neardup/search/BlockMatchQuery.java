@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -20,6 +23,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.BytesRef;
 
@@ -80,15 +84,47 @@ public final class BlockMatchQuery extends Query {
     @Override
     public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) {
         return new Weight(this) {
+            /** each segment's matches, found once however often a scorer is asked for (a search may ask twice) */
+            private final Map<Object, Optional<Matches>> found = new ConcurrentHashMap<>();
+
+            private Matches matches(LeafReaderContext context) throws IOException {
+                Optional<Matches> known = found.get(context.id());
+                if (known == null) {
+                    known = Optional.ofNullable(match(context.reader()));
+                    found.put(context.id(), known);
+                }
+                return known.orElse(null);
+            }
+
+            @Override
+            public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
+                Matches matches = matches(context);
+                if (matches == null) {
+                    return null; // nothing here: the segment is skipped
+                }
+                Weight weight = this;
+                return new ScorerSupplier() {
+                    @Override
+                    public Scorer get(long leadCost) {
+                        return new MatchScorer(weight, matches, boost);
+                    }
+
+                    @Override
+                    public long cost() {
+                        return matches.size;
+                    }
+                };
+            }
+
             @Override
             public Scorer scorer(LeafReaderContext context) throws IOException {
-                Matches matches = match(context.reader());
-                return matches == null ? null : new MatchScorer(this, matches, boost);
+                ScorerSupplier supplier = scorerSupplier(context);
+                return supplier == null ? null : supplier.get(Long.MAX_VALUE);
             }
 
             @Override
             public Explanation explain(LeafReaderContext context, int doc) throws IOException {
-                Matches matches = match(context.reader());
+                Matches matches = matches(context);
                 int at = matches == null ? -1 : Arrays.binarySearch(matches.docs, 0, matches.size, doc);
                 if (at < 0) {
                     return Explanation.noMatch("holds fewer than " + minShared + " of the block terms" + (check == null ? "" : ", or fails the check"));

@@ -17,17 +17,22 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
@@ -148,6 +153,30 @@ class BlockMatchQueryTest {
             assertEquals(top.score, explained.getValue().floatValue());
             Explanation missed = searcher.explain(blocks(tokens, 64), top.doc);
             assertEquals(false, missed.isMatch());
+        }
+    }
+
+    @Test
+    void aScorerAskedForTwiceGivesTheSameMatchesAndNoneWhereNothingMatches() throws IOException {
+        try (Directory dir = index(new Random(5), 500, 40); DirectoryReader reader = DirectoryReader.open(dir)) {
+            IndexSearcher searcher = new IndexSearcher(reader);
+            Weight weight = searcher.createWeight(searcher.rewrite(blocks(draw(new Random(6), 40), 1)), ScoreMode.COMPLETE, 1f);
+            int segmentsWithout = 0;
+            for (LeafReaderContext leaf : reader.leaves()) {
+                Scorer first = weight.scorer(leaf);
+                if (first == null) {
+                    assertNull(weight.scorerSupplier(leaf));
+                    segmentsWithout++;
+                    continue;
+                }
+                Scorer second = weight.scorer(leaf);
+                for (int doc = first.iterator().nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = first.iterator().nextDoc()) {
+                    assertEquals(doc, second.iterator().nextDoc());
+                    assertEquals(first.score(), second.score());
+                }
+                assertEquals(DocIdSetIterator.NO_MORE_DOCS, second.iterator().nextDoc());
+            }
+            assertTrue(segmentsWithout < reader.leaves().size());
         }
     }
 
