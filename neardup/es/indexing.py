@@ -57,7 +57,7 @@ class IngestConfig:
     #: Elasticsearch's ``refresh`` for the writes; documents written moments ago are found through
     #: :class:`~neardup.es.recent.RecentWrites` rather than by waiting for a refresh
     refresh: str = "false"
-    #: run the second check inside Elasticsearch (the cluster has neardup's native scripts)
+    #: run the block match and the second check inside Elasticsearch (the cluster has neardup's plugin)
     in_es: bool = False
     bulk_retries: int = 3
     chunk_size: int = 500

@@ -4,9 +4,9 @@ A record's candidates are documents of the same fingerprint version that share a
 block tokens on the block fields ``neardup.b0..b3`` (a token carries its seed, so one query covers every
 seed; :func:`candidate_query` says when it ranks them by the tokens they share). Too-short records are
 matched by their exact hash only. Candidates are read from doc values and checked in Python, all of a
-record's at once (:func:`neardup.ingest.verify.verify_many`). On a cluster with neardup's native
-scripts the check also runs inside Elasticsearch first (:func:`verify_params`), so only matches travel;
-Python's verdict on them stays the reference.
+record's at once (:func:`neardup.ingest.verify.verify_many`). On a cluster with neardup's plugin the
+block match is its ``neardup_blocks`` query, and the check also runs inside it first
+(:func:`verify_params`), so only matches travel; Python's verdict on them stays the reference.
 """
 
 from __future__ import annotations
@@ -201,14 +201,12 @@ def candidate_search(
     native: bool = False,
 ) -> dict[str, Any]:
     """The search body of one record's candidates: :func:`candidate_query` (``native`` on a cluster with
-    neardup's plugin), checked in Elasticsearch by the plugin's second check with ``check``
-    (:func:`verify_params`) when given (inside the block query when ``native``, else as the ``verify``
-    script), ``exclude``'s ids left out; with ``doc_values`` it reads only the doc values of
-    :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`, never the stored ``_source``."""
-    query = candidate_query(record, record.block_tokens(), record.version, min_shared, native=native, check=check)
+    neardup's plugin, whose block query then also runs the second check with ``check``, the
+    :func:`verify_params`, when given), ``exclude``'s ids left out; with ``doc_values`` it reads only the doc
+    values of :data:`~neardup.mappings.schema.CANDIDATE_DOC_VALUES`, never the stored ``_source``."""
     if check is not None and not native:
-        script = {"lang": "neardup", "source": "verify", "params": check}
-        query = {"bool": {"must": [query], "filter": [{"script": {"script": script}}]}}
+        raise ValueError("the second check runs inside the plugin's block query: pass native=True with check")
+    query = candidate_query(record, record.block_tokens(), record.version, min_shared, native=native, check=check)
     excluded = list(exclude)
     if excluded:
         query = {"bool": {"must": [query], "must_not": [{"ids": {"values": excluded}}]}}
@@ -290,11 +288,11 @@ def search_candidates(
 ) -> list[list[Stored]]:
     """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first).
 
-    ``prefilter`` says the cluster has neardup's plugin: its ``neardup_blocks`` query makes the block match,
-    and its native second check drops the candidates that fail it (:func:`verify_params`),
-    so only likely matches travel; they are still verified in Python. A cluster without them, or an index
-    whose sketches have no doc values, is searched the slower way instead (the search is repeated for the
-    records it failed on)."""
+    ``prefilter`` says the cluster has neardup's plugin: its ``neardup_blocks`` query makes the block match
+    and drops the candidates that fail the second check (:func:`verify_params`), so only likely matches
+    travel; they are still verified in Python. A cluster without the plugin's query (an older plugin), or an
+    index whose sketches have no doc values, is searched the slower way instead (the search is repeated for
+    the records it failed on, every candidate checked in Python)."""
     if not records:
         return []
     excluded = [list(e) for e in exclude] if exclude else [[] for _ in records]
