@@ -40,7 +40,8 @@ import org.apache.lucene.util.BytesRef;
  * scorers), and through 64 {@code term} clauses each term's state is built over every segment and 64 scorers are
  * merged in a heap. Here each segment gets one {@code TermsEnum} per field, the sorted terms are sought with
  * {@code seekExact} (which stops at an absent term without moving on), their postings are gathered into one array and
- * counted: the same documents and scores for a third to a half of Lucene's work on the match.
+ * counted: the same documents and scores, without a per-field rewrite, term states over every segment or a heap of
+ * scorers.
  *
  * <p>Given a {@link SketchCheck}, a match must also pass that second check, read from the segment's doc values as
  * the matches are found (in document order), so the rest of the query only sees verified documents.
@@ -134,7 +135,7 @@ public final class BlockMatchQuery extends Query {
 
             @Override
             public boolean isCacheable(LeafReaderContext ctx) {
-                return true; // depends on the segment's postings only
+                return true; // depends on the segment alone (its postings, and its doc values for the check)
             }
         };
     }
