@@ -47,8 +47,7 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
     /** field → its tokens, in the order given */
     private final Map<String, List<String>> tokens;
     private final int minShared;
-    /** the {@code verify} parameters as given, or null; {@link #check} is what they say */
-    private final Map<String, Object> verify;
+    /** the second check of {@code verify}, or null */
     private final SketchCheck check;
 
     public BlockMatchQueryBuilder(Map<String, List<String>> tokens, int minShared) {
@@ -66,7 +65,6 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         tokens.forEach((field, values) -> copy.put(field, List.copyOf(values)));
         this.tokens = copy;
         this.minShared = minShared;
-        this.verify = verify == null ? null : new LinkedHashMap<>(verify);
         this.check = verify == null ? null : checkOf(verify);
     }
 
@@ -87,17 +85,16 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         super(in);
         this.tokens = in.readMap(StreamInput::readStringCollectionAsList);
         this.minShared = in.readVInt();
-        this.verify = in.readBoolean() ? in.readGenericMap() : null;
-        this.check = verify == null ? null : checkOf(verify);
+        this.check = in.readBoolean() ? checkOf(in.readGenericMap()) : null;
     }
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
         out.writeMap(tokens, StreamOutput::writeStringCollection);
         out.writeVInt(minShared);
-        out.writeBoolean(verify != null);
-        if (verify != null) {
-            out.writeGenericMap(verify);
+        out.writeBoolean(check != null);
+        if (check != null) {
+            out.writeGenericMap(check.toParams());
         }
     }
 
@@ -110,8 +107,8 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         }
         builder.endObject();
         builder.field(MIN_SHARED, minShared);
-        if (verify != null) {
-            builder.field(VERIFY, verify);
+        if (check != null) {
+            builder.field(VERIFY, check.toParams());
         }
         boostAndQueryNameToXContent(builder);
         builder.endObject();

@@ -1,7 +1,9 @@
 package io.neardup.search;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -58,6 +60,24 @@ public record SketchCheck(
             number(params, "near_jaccard", 0.2).doubleValue(),
             number(params, "sketch_size", Similarity.SKETCH_SIZE).intValue()
         );
+    }
+
+    /** The parameters that make this check again ({@link #fromParams}), in the order of {@link #PARAMS}. */
+    public Map<String, Object> toParams() {
+        List<Long> values = new ArrayList<>(sketch.length);
+        for (long value : sketch) {
+            values.add(value);
+        }
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("sketch_field", sketchField);
+        params.put("hex_field", hexField);
+        params.put("sketch", values);
+        params.put("fingerprint", fingerprint);
+        params.put("max_distance", maxDistance);
+        params.put("min_jaccard", minJaccard);
+        params.put("near_jaccard", nearJaccard);
+        params.put("sketch_size", sketchSize);
+        return params;
     }
 
     private static Number number(Map<String, ?> params, String name, Number otherwise) {
