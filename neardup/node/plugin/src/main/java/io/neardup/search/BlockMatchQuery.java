@@ -43,6 +43,9 @@ import org.apache.lucene.util.BytesRef;
  * counted: the same documents and scores, without a per-field rewrite, term states over every segment or a heap of
  * scorers.
  *
+ * <p>Where most sought terms are absent (the small segments of a growing index), a {@link TermPresence} filter of the
+ * segment's terms spares their seeks.
+ *
  * <p>Given a {@link SketchCheck}, a match must also pass that second check, read from the segment's doc values as
  * the matches are found (in document order), so the rest of the query only sees verified documents.
  */
@@ -53,6 +56,8 @@ public final class BlockMatchQuery extends Query {
     private final int minShared;
     /** the second check a match must pass as well, or null */
     private final SketchCheck check;
+    /** what spares the seeks of absent terms; it changes no result */
+    private final TermPresence presence;
 
     /**
      * @param fields the fields, each with the terms of the same position in {@code termsPerField}
@@ -67,6 +72,12 @@ public final class BlockMatchQuery extends Query {
      *     segment as they are found, before any other clause sees them; null for none
      */
     public BlockMatchQuery(List<String> fields, List<List<BytesRef>> termsPerField, int minShared, SketchCheck check) {
+        this(fields, termsPerField, minShared, check, TermPresence.SHARED);
+    }
+
+    /** @param presence the segments' term filters to consult ({@link TermPresence#SHARED} on a node), or null for none */
+    public BlockMatchQuery(List<String> fields, List<List<BytesRef>> termsPerField, int minShared, SketchCheck check,
+            TermPresence presence) {
         if (fields.size() != termsPerField.size()) {
             throw new IllegalArgumentException("one list of terms per field: " + fields.size() + " fields, " + termsPerField.size() + " lists");
         }
@@ -80,6 +91,7 @@ public final class BlockMatchQuery extends Query {
         }
         this.minShared = minShared;
         this.check = check;
+        this.presence = presence;
     }
 
     @Override
@@ -150,11 +162,20 @@ public final class BlockMatchQuery extends Query {
             if (indexed == null) {
                 continue;
             }
+            TermPresence.Field known = presence == null ? null : presence.field(reader, fields[f]);
+            TermPresence.Filter filter = known == null ? null : known.filter(indexed);
             TermsEnum termsEnum = indexed.iterator();
+            int seeks = 0;
+            int hits = 0;
             for (BytesRef term : terms[f]) {
+                if (filter != null && filter.mightContain(term) == false) {
+                    continue;
+                }
+                seeks++;
                 if (termsEnum.seekExact(term) == false) {
                     continue;
                 }
+                hits++;
                 postings = termsEnum.postings(postings, PostingsEnum.NONE);
                 for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
                     if (n == docs.length) {
@@ -162,6 +183,9 @@ public final class BlockMatchQuery extends Query {
                     }
                     docs[n++] = doc;
                 }
+            }
+            if (known != null && filter == null) {
+                known.counted(seeks, hits, indexed);
             }
         }
         Matches matches = n == 0 ? null : count(docs, n, reader.maxDoc(), minShared);

@@ -102,12 +102,20 @@ class BlockMatchQueryTest {
     }
 
     private static BlockMatchQuery blocks(List<List<String>> tokens, int minShared) {
+        return new BlockMatchQuery(FIELDS, terms(tokens), minShared);
+    }
+
+    static List<List<BytesRef>> terms(List<List<String>> tokens) {
         List<List<BytesRef>> terms = new ArrayList<>();
         for (List<String> field : tokens) {
             terms.add(field.stream().map(BytesRef::new).toList());
         }
-        return new BlockMatchQuery(FIELDS, terms, minShared);
+        return terms;
     }
+
+    /** With no term filters, with a filter on every segment from the first query, and as the node decides. */
+    private static final List<TermPresence> PRESENCES = List.of(
+        new TermPresence(0, 1.0, Long.MAX_VALUE), new TermPresence(256, 0.5, Long.MAX_VALUE));
 
     @Test
     void findsAndScoresWhatTheBooleanOfTermClausesDoes() throws IOException {
@@ -123,23 +131,33 @@ class BlockMatchQueryTest {
                     List<List<String>> tokens = draw(random, values);
                     int minShared = 1 + q % 4;
                     TopDocs expected = searcher.search(reference(tokens, minShared), reader.maxDoc());
-                    TopDocs actual = searcher.search(blocks(tokens, minShared), reader.maxDoc());
-                    assertEquals(expected.totalHits.value, actual.totalHits.value);
-                    ScoreDoc[] want = expected.scoreDocs;
-                    ScoreDoc[] got = actual.scoreDocs;
-                    assertEquals(want.length, got.length);
-                    for (int i = 0; i < want.length; i++) {
-                        assertEquals(want[i].doc, got[i].doc);
-                        assertEquals(want[i].score, got[i].score);
+                    List<Query> ways = new ArrayList<>();
+                    ways.add(new BlockMatchQuery(FIELDS, terms(tokens), minShared, null, null));
+                    for (TermPresence presence : PRESENCES) {
+                        ways.add(new BlockMatchQuery(FIELDS, terms(tokens), minShared, null, presence));
                     }
-                    assertEquals(searcher.count(reference(tokens, minShared)), searcher.count(blocks(tokens, minShared)));
+                    for (Query way : ways) {
+                        TopDocs actual = searcher.search(way, reader.maxDoc());
+                        assertEquals(expected.totalHits.value, actual.totalHits.value);
+                        ScoreDoc[] want = expected.scoreDocs;
+                        ScoreDoc[] got = actual.scoreDocs;
+                        assertEquals(want.length, got.length);
+                        for (int i = 0; i < want.length; i++) {
+                            assertEquals(want[i].doc, got[i].doc);
+                            assertEquals(want[i].score, got[i].score);
+                        }
+                        assertEquals(searcher.count(reference(tokens, minShared)), searcher.count(way));
+                    }
                     compared++;
-                    matched += got.length;
+                    matched += expected.scoreDocs.length;
                 }
             }
         }
         assertEquals(180, compared);
         assertTrue(matched > 1_000, "the queries matched " + matched + " documents in all");
+        for (TermPresence presence : PRESENCES) {
+            assertTrue(presence.usedBytes() == 0 && presence.segments() == 0, "closed segments keep no filters");
+        }
     }
 
     @Test
