@@ -191,6 +191,16 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         if (fields.isEmpty()) {
             return new MatchNoDocsQuery("[" + NAME + "] none of its fields is mapped");
         }
+        if (check != null) {
+            for (String field : List.of(check.sketchField(), check.hexField())) {
+                MappedFieldType type = context.getFieldType(field);
+                if (type != null && type.hasDocValues() == false) {
+                    // read as none, every candidate would fail the check: the lookup would find nothing, silently
+                    throw new IllegalArgumentException("[" + NAME + "] verify reads the doc values of [" + field
+                        + "], which this index does not keep (mapped with doc_values false); search without verify");
+                }
+            }
+        }
         return new BlockMatchQuery(fields, terms, minShared, check);
     }
 
