@@ -235,7 +235,8 @@ def test_the_plugins_block_query_finds_and_ranks_as_the_term_clauses_do(es: Elas
 
 def test_the_plugins_block_query_refuses_fields_it_cannot_match(es: Elasticsearch, index_name: str) -> None:
     """A text field is refused with a 400 naming it (tokens are matched as written, not analysed); a field the
-    index does not map holds nothing, as a ``terms`` query on it would."""
+    index does not map holds nothing, as a ``terms`` query on it would; a check reading a field it does not map is
+    refused."""
     setup_index(es, index_name)
     es.index(index=index_name, id="a", document={"text": "0:0000"}, refresh="wait_for")
     with pytest.raises(BadRequestError) as refused:
@@ -246,3 +247,10 @@ def test_the_plugins_block_query_refuses_fields_it_cannot_match(es: Elasticsearc
     with pytest.raises(BadRequestError) as bad:
         es.search(index=index_name, query={"neardup_blocks": {"tokens": {schema.path("b0"): ["a"]}, "min_shared": 0}})
     assert "[min_shared] must be at least 1" in str(bad.value)
+    # the second check reads the sketch and the fingerprint: a field it names that is not mapped is refused, naming it
+    verify = {"sketch_field": "nowhere", "hex_field": schema.path(schema.HEX), "sketch": [1, 2], "fingerprint": 5}
+    with pytest.raises(BadRequestError) as unread:
+        es.search(
+            index=index_name, query={"neardup_blocks": {"tokens": {schema.path("b0"): ["0:0000"]}, "verify": verify}}
+        )
+    assert "verify reads [nowhere], which this index does not map" in str(unread.value)

@@ -194,7 +194,10 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         if (check != null) {
             for (String field : List.of(check.sketchField(), check.hexField())) {
                 MappedFieldType type = context.getFieldType(field);
-                if (type != null && type.hasDocValues() == false) {
+                if (type == null) {
+                    throw new IllegalArgumentException("[" + NAME + "] verify reads [" + field + "], which this index does not map");
+                }
+                if (type.hasDocValues() == false) {
                     // read as none, every candidate would fail the check: the lookup would find nothing, silently
                     throw new IllegalArgumentException("[" + NAME + "] verify reads the doc values of [" + field
                         + "], which this index does not keep (mapped with doc_values false); search without verify");

@@ -27,7 +27,8 @@ import org.apache.lucene.util.StringHelper;
  * found; once {@code trialSeeks} have been sought, a field where fewer than {@code mostFound} of them were found gets a
  * filter (one pass over its terms, in the search thread that decides), and a field where most are present (a large
  * segment) is left to plain seeks. Filters live as long as their segment's core (a closed listener drops them) and
- * together stay within {@code budgetBytes}; a field whose filter would pass the budget is searched by seeks.
+ * together stay within {@code budgetBytes}; a field whose filter would pass the budget, or with more than 2^26 terms, is
+ * searched by seeks. The budget is this class's own: Elasticsearch's circuit breakers do not count it.
  */
 public final class TermPresence {
     /** The node's filters: 16 bits per term and 4 probes (a false "present" about 1 time in 400). */
@@ -35,6 +36,8 @@ public final class TermPresence {
 
     private static final int BITS_PER_TERM = 16;
     private static final int PROBES = 4;
+    /** the most terms a field may have for a filter of {@code BITS_PER_TERM} bits a term within the 2^30-bit cap */
+    private static final long MOST_TERMS = (1L << 30) / BITS_PER_TERM;
 
     private final int trialSeeks;
     private final double mostFound;
@@ -43,8 +46,9 @@ public final class TermPresence {
     private final Map<Object, Map<String, Field>> segments = new ConcurrentHashMap<>();
 
     /**
-     * @param trialSeeks seeks counted in a segment's field before deciding whether it gets a filter (0: at once)
-     * @param mostFound the share of sought terms found below which a field gets one
+     * @param trialSeeks seeks counted in a segment's field before deciding whether it gets a filter; 0 builds every
+     *     field's filter at its first lookup, whatever share of its terms is found
+     * @param mostFound the share of sought terms found below which a field gets one (with {@code trialSeeks} above 0)
      * @param budgetBytes the most all filters together may take
      */
     public TermPresence(int trialSeeks, double mostFound, long budgetBytes) {
@@ -129,20 +133,27 @@ public final class TermPresence {
                 return; // another search builds it, or it is decided
             }
             long count = terms.size();
-            long bytes = count < 0 ? 0 : Filter.bytesFor(count);
-            boolean reserved = count >= 0 && usedBytes.addAndGet(bytes) <= budgetBytes;
-            if (reserved == false) {
-                usedBytes.addAndGet(-bytes);
-                state.set(DECIDED); // over the budget, or a field that cannot say how many terms it has: seeks
+            if (count < 0 || count > MOST_TERMS) {
+                state.set(DECIDED); // a field that cannot say how many terms it has, or one too large to filter: seeks
                 return;
             }
+            long bytes = Filter.bytesFor(count);
+            if (usedBytes.addAndGet(bytes) > budgetBytes) {
+                usedBytes.addAndGet(-bytes);
+                state.set(DECIDED); // over the budget: seeks
+                return;
+            }
+            boolean built = false;
             try {
                 filter = Filter.of(terms.iterator(), count);
-                state.set(DECIDED);
-            } catch (IOException | RuntimeException e) {
-                usedBytes.addAndGet(-bytes);
-                state.set(UNDECIDED); // a cancelled search: a later one builds it
-                throw e;
+                built = true;
+            } finally {
+                if (built) {
+                    state.set(DECIDED);
+                } else {
+                    usedBytes.addAndGet(-bytes);
+                    state.set(UNDECIDED); // a cancelled search: a later one builds it
+                }
             }
         }
     }
@@ -163,7 +174,7 @@ public final class TermPresence {
 
         private static int wordsFor(long terms) {
             long bits = Math.max(64, Long.highestOneBit(Math.max(1, terms * BITS_PER_TERM) - 1) << 1);
-            return (int) Math.min(bits / 64, 1 << 24);
+            return (int) (bits / 64); // at most 2^24 words: a filter is built for at most MOST_TERMS terms
         }
 
         /** A filter holding every term {@code terms} enumerates ({@code count} of them). */

@@ -78,7 +78,7 @@ class TermPresenceTest {
                 List<BytesRef> sought = random.ints(16, 0, 1_000).mapToObj(v -> new BytesRef("t" + v)).toList();
                 new BlockMatchQuery(List.of("few", "all"), List.of(sought, sought), 1, null, presence).match(leaf);
             }
-            // "few" holds about 1 in 5 of the values sought, "all" every one
+            // "few" holds about 1 in 7 of the values sought, "all" every one
             assertNotNull(presence.field(leaf, "few").filter(leaf.terms("few")));
             assertNull(presence.field(leaf, "all").filter(leaf.terms("all")));
             assertEquals(4096 / 8, presence.usedBytes());
