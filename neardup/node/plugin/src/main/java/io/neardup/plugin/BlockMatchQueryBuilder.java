@@ -51,10 +51,16 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
     private final SketchCheck check;
 
     public BlockMatchQueryBuilder(Map<String, List<String>> tokens, int minShared) {
-        this(tokens, minShared, null);
+        this(tokens, minShared, (SketchCheck) null);
     }
 
+    /** @param verify the {@code verify} script's parameters of the second check, or null */
     public BlockMatchQueryBuilder(Map<String, List<String>> tokens, int minShared, Map<String, Object> verify) {
+        this(tokens, minShared, verify == null ? null : checkOf(verify));
+    }
+
+    /** @param check the second check a match must also pass, or null */
+    public BlockMatchQueryBuilder(Map<String, List<String>> tokens, int minShared, SketchCheck check) {
         if (tokens == null || tokens.isEmpty()) {
             throw new IllegalArgumentException("[" + NAME + "] needs [" + TOKENS + "]: an object of fields, each with its tokens");
         }
@@ -65,7 +71,7 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         tokens.forEach((field, values) -> copy.put(field, List.copyOf(values)));
         this.tokens = copy;
         this.minShared = minShared;
-        this.check = verify == null ? null : checkOf(verify);
+        this.check = check;
     }
 
     private static SketchCheck checkOf(Map<String, Object> verify) {

@@ -17,6 +17,7 @@ import io.neardup.flag.Candidate;
 import io.neardup.flag.Fingerprinted;
 import io.neardup.flag.Similarity;
 import io.neardup.flag.VerifyConfig;
+import io.neardup.search.SketchCheck;
 
 /**
  * One document's candidate search, as the Python service makes it ({@code candidate_search}) on a cluster with this
@@ -34,10 +35,10 @@ final class CandidateSearch {
     /**
      * The query of {@code candidate_query} on a cluster with this plugin ({@code native}), without the exclusion: the
      * plugin's {@code neardup_blocks} query over the document's block tokens, which finds and ranks as one
-     * constant-score {@code term} clause per token would, keeping those that pass {@code check} (the second check's
-     * parameters, or null); too-short texts by exact hash and status.
+     * constant-score {@code term} clause per token would, keeping those that pass {@code check} (the second check, or
+     * null); too-short texts by exact hash and status.
      */
-    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared, Map<String, Object> check) {
+    static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared, SketchCheck check) {
         String status = (String) fields.get(FlagFields.STATUS);
         QueryBuilder version = QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION));
         if (Fingerprinted.EMPTY.equals(status)) {
@@ -63,30 +64,18 @@ final class CandidateSearch {
         return QueryBuilders.boolQuery().filter(version).must(blocks);
     }
 
-    /** {@code verify_params}: null when the plugin's check cannot decide (not {@code ok}, Hamming only, metadata scores). */
-    static Map<String, Object> verifyParams(String target, Fingerprinted doc, VerifyConfig config) {
+    /** The check of {@code verify_params}: null when the plugin's check cannot decide (not {@code ok}, Hamming only, metadata scores). */
+    static SketchCheck verifyCheck(String target, Fingerprinted doc, VerifyConfig config) {
         if (doc.isOk() == false || config.useSketch() == false || config.mu() < 1.0) {
             return null;
         }
-        Map<String, Object> params = new LinkedHashMap<>();
-        params.put("sketch_field", path(target, FlagFields.MINHASH));
-        params.put("hex_field", path(target, FlagFields.HEX));
-        List<Long> sketch = new ArrayList<>();
-        for (long v : doc.sketch()) {
-            sketch.add(v);
-        }
-        params.put("sketch", sketch);
-        params.put("fingerprint", doc.fingerprint());
-        params.put("max_distance", config.maxDistance());
-        params.put("min_jaccard", config.minJaccard());
-        params.put("near_jaccard", config.nearJaccard());
-        params.put("sketch_size", Similarity.SKETCH_SIZE);
-        return params;
+        return new SketchCheck(path(target, FlagFields.MINHASH), path(target, FlagFields.HEX), doc.sketch(), doc.fingerprint(),
+            config.maxDistance(), config.minJaccard(), config.nearJaccard(), Similarity.SKETCH_SIZE);
     }
 
     /** The whole search body ({@code candidate_search} with a prefilter, reading doc values). */
     static SearchSourceBuilder source(String target, String id, Map<String, Object> fields, Fingerprinted doc, FlagSettings settings) {
-        QueryBuilder query = candidateQuery(target, fields, settings.minShared(), verifyParams(target, doc, settings.verify()));
+        QueryBuilder query = candidateQuery(target, fields, settings.minShared(), verifyCheck(target, doc, settings.verify()));
         query = QueryBuilders.boolQuery().must(query).mustNot(QueryBuilders.idsQuery().addIds(id));
         SearchSourceBuilder source = new SearchSourceBuilder().query(query).size(settings.maxCandidates()).fetchSource(false);
         for (String name : List.of(FlagFields.HEX, FlagFields.MINHASH, FlagFields.META_MINHASH, FlagFields.EXACT, FlagFields.STATUS,
