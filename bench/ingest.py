@@ -1,4 +1,4 @@
-"""Ingest speed: the same documents written six ways, in the same run, against the same node.
+"""Ingest speed: the same documents written seven ways, in the same run, against the same node.
 
 - plain ``helpers.bulk`` (no pipeline): what Elasticsearch does on its own;
 - plain bulk of the documents with their ``neardup.*`` fields computed beforehand in Python (not timed): what
@@ -8,7 +8,8 @@
   Elasticsearch; its clusters are compared with the service's (pairwise precision / recall against the planted
   reprints, and how many sampled documents got the very cluster the service gave them);
 - the Python service (``POST /v1/indices/{index}/documents``, 2 gunicorn workers), fingerprinting in Python and
-  with ``NEARDUP_FINGERPRINT_IN_ES=true`` (one ``_simulate`` of the ``neardup`` pipeline per batch).
+  with ``NEARDUP_FINGERPRINT_IN_ES=true`` (one ``_simulate`` of the ``neardup`` pipeline per batch), and with
+  ``NEARDUP_FLAG_IN_ES=true`` (each batch written through the ``neardup-flag`` pipeline, its assignments read back).
 
 Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second),
 with 2 client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no
@@ -256,6 +257,12 @@ WAYS = (
         "the service with `NEARDUP_FINGERPRINT_IN_ES=true` (the processor fingerprints, the service flags)",
         fingerprint_in_es="true",
     ),
+    _service_way(
+        "service-flag",
+        "the service with `NEARDUP_FLAG_IN_ES=true` (the processor fingerprints and flags, the service reads the "
+        "assignments back)",
+        flag_in_es="true",
+    ),
     _bulk_way("flag", "bulk with `pipeline=neardup-flag` (fingerprints + flagging)", FLAG_PIPELINE_ID),
 )
 
@@ -268,6 +275,9 @@ def _notes(client: Elasticsearch, docs: Sequence[Doc], rss: dict[str, int]) -> d
     notes["service"] = f"peak worker RSS {rss['service'] / 2**20:.0f} MiB"
     notes["service-es"] = f"peak worker RSS {rss['service-es'] / 2**20:.0f} MiB; " + _compare_clusters(
         client, "bench-ingest-service-es", "bench-ingest-service", docs
+    )
+    notes["service-flag"] = f"peak worker RSS {rss['service-flag'] / 2**20:.0f} MiB; " + _compare_clusters(
+        client, "bench-ingest-service-flag", "bench-ingest-service", docs
     )
     notes["flag"] = _compare_clusters(client, "bench-ingest-flag", "bench-ingest-service", docs)
     return notes

@@ -48,6 +48,10 @@ class Settings:
     #: when true, the service has the cluster's neardup ingest processor fingerprint posted texts (the same
     #: fingerprints, computed in Java inside Elasticsearch) instead of Python
     fingerprint_in_es: bool = False
+    #: when true, the service writes posted texts through the cluster's ``neardup-flag`` pipeline: the processor
+    #: fingerprints and assigns each document inside Elasticsearch (the same rule, one window per node shared by
+    #: every worker and client) and the service reads the assignment back; fingerprints as ``fingerprint_in_es``
+    flag_in_es: bool = False
     #: how long the service keeps an index's field configuration before reading its mapping again
     index_cache_seconds: float = 30.0
     ui_index: str = "demo-news"

@@ -11,10 +11,11 @@ from elasticsearch import Elasticsearch
 from flask import current_app
 
 from neardup.config import Settings
+from neardup.errors import ClusterFingerprintFailed
 from neardup.es.client import RecordConfigs
 from neardup.es.indexing import IngestConfig
 from neardup.es.lookup import has_verify_script
-from neardup.es.pipeline import fingerprint_in_pipeline
+from neardup.es.pipeline import FLAG_PIPELINE_ID, PluginMissing, fingerprint_in_pipeline, install_pipeline
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
 
@@ -31,14 +32,29 @@ class ServiceState:
     recent: RecentWrites
     lock: threading.Lock = field(default_factory=threading.Lock)
     _in_es: bool | None = None
+    _flag_pipeline: str | None = None
 
     def fingerprint(self, docs: Sequence[tuple[str, str | None]]) -> list[Record]:
         """Fingerprints of (text, title) pairs: by the cluster's processor with ``NEARDUP_FINGERPRINT_IN_ES``,
         else here; the same records either way."""
-        if self.settings.fingerprint_in_es:
+        if self.settings.fingerprint_in_es or self.settings.flag_in_es:
             return fingerprint_in_pipeline(self.client, docs, self.fingerprinter.version, self.settings)
         records: list[Record] = self.fingerprinter.fingerprint_many(docs)
         return records
+
+    def flag_pipeline(self) -> str:
+        """The id of the cluster's flagging pipeline (``NEARDUP_FLAG_IN_ES``), put there with this service's
+        settings when first needed, once its processor has been seen to fingerprint as this process does.
+        :class:`~neardup.errors.ClusterFingerprintFailed` when it cannot be: no plugin, or another version."""
+        with self.lock:
+            if self._flag_pipeline is None:
+                fingerprint_in_pipeline(self.client, [("版本", None)], self.fingerprinter.version, self.settings)
+                try:
+                    install_pipeline(self.client, flag=True, settings=self.settings)
+                except PluginMissing as exc:
+                    raise ClusterFingerprintFailed(str(exc)) from exc
+                self._flag_pipeline = FLAG_PIPELINE_ID
+            return self._flag_pipeline
 
     def verify_in_es(self) -> bool:
         """Does the cluster run neardup's native ``verify`` script? Asked once, when first needed."""

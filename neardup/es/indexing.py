@@ -20,7 +20,7 @@ without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,6 +45,7 @@ __all__ = [
     "ItemResult",
     "assign_batch",
     "index_batch",
+    "index_batch_in_pipeline",
 ]
 
 
@@ -234,6 +235,60 @@ def index_batch(
     return results
 
 
+def index_batch_in_pipeline(
+    client: Elasticsearch,
+    index: str,
+    docs: Sequence[Incoming],
+    pipeline: str,
+    fingerprinter: Fingerprinter,
+    config: IngestConfig,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[ItemResult]:
+    """Write one batch through the cluster's flagging ``pipeline`` (``neardup-flag``, see
+    :mod:`neardup.es.pipeline`): Elasticsearch fingerprints and assigns each document by the rule
+    :func:`index_batch` applies here, with its node's window of documents written moments ago; the stored
+    assignments are then read back by a real-time ``mget``, which sees a write before any refresh.
+
+    Refused items are handled as :func:`index_batch` handles them: an atomic batch is undone; a partial one
+    keeps its written documents, and those whose ``cluster`` or ``duplicate_of`` names a refused document are
+    assigned again here (:func:`index_batch`), since the processor's window still holds the refused one.
+    ``fingerprinter`` serves that second pass only."""
+    ids = [d.id for d in docs]
+    previous = _previous_versions(client, index, ids) if config.atomic else {}
+    actions = ({"_op_type": "index", "_index": index, "_id": d.id, "_source": d.body()} for d in docs)
+    outcomes = _bulk(client, actions, config, pipeline, on_progress)
+    written = [k for k, (ok, _) in enumerate(outcomes) if ok]
+    if len(written) < len(docs) and config.atomic:
+        _undo(client, index, [ids[k] for k in written], previous, config)
+        return [
+            _item(ok, info, None, None, None, None)
+            if not ok
+            else ItemResult(ids[k], "not_written", None, None, None, None)
+            for k, (ok, info) in enumerate(outcomes)
+        ]
+    stored = _assignments(client, index, [ids[k] for k in written])
+    results = [_item(ok, info, *stored.get(ids[k], (None,) * 4)) for k, (ok, info) in enumerate(outcomes)]
+    refused = {r.id for r in results if r.status == "error"}
+    named = [k for k in written if {results[k].cluster, results[k].duplicate_of} & refused]
+    if not named:
+        return results
+    again = index_batch(client, index, [docs[k] for k in named], fingerprinter, replace(config, atomic=False))
+    redone = {r.id: r for r in again}
+    return [
+        r if r.id not in redone or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
+        for r in results
+    ]
+
+
+def _assignments(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """(cluster, duplicate_of, distance, similarity) as stored, per id that is found."""
+    if not ids:
+        return {}
+    fields = [schema.path(f) for f in schema.ASSIGNMENT_FIELDS]
+    resp = client.mget(index=index, ids=list(ids), source=fields, realtime=True)
+    return {d["_id"]: schema.assignment_of(d["_source"]) for d in resp["docs"] if d.get("found")}
+
+
 def _previous_versions(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The stored ``_source`` of those of ``ids`` that exist, to put back if the batch is undone."""
     try:
@@ -286,54 +341,69 @@ def _write(
             )
             yield {"_op_type": "index", "_index": index, "_id": doc.id, "_source": body}
 
-    results: list[ItemResult] = []
+    # fingerprinted and assigned here: an index's default pipeline would redo or undo it
+    outcomes = _bulk(client, actions(), config, NO_PIPELINE, on_progress)
+    return [
+        _item(
+            ok,
+            info,
+            a.cluster,
+            a.duplicate_of,
+            None if a.match is None else a.match.distance,
+            None if a.match is None else a.match.similarity,
+        )
+        for (ok, info), a in zip(outcomes, assigned, strict=True)
+    ]
+
+
+def _bulk(
+    client: Elasticsearch,
+    actions: Iterable[dict[str, Any]],
+    config: IngestConfig,
+    pipeline: str,
+    on_progress: Callable[[int], None] | None,
+) -> list[tuple[bool, dict[str, Any]]]:
+    """Every action's (accepted, bulk item) in order; the client's ConnectionError when nothing could be sent."""
+    out: list[tuple[bool, dict[str, Any]]] = []
     unreachable: list[Exception] = []
     stream = helpers.streaming_bulk(
         client,
-        actions(),
+        actions,
         chunk_size=config.chunk_size,
         max_retries=config.bulk_retries,
         initial_backoff=0.5,
         raise_on_error=False,
         raise_on_exception=False,
         refresh=config.refresh,
-        pipeline=NO_PIPELINE,  # fingerprinted and assigned here: an index's default pipeline would redo or undo it
+        pipeline=pipeline,
     )
-    for (ok, item), a in zip(stream, assigned, strict=True):
+    for ok, item in stream:
         info = item.get("index", {})
-        m = a.match
-        if ok:
-            status = "created" if info.get("result") == "created" else "updated"
-            results.append(
-                ItemResult(
-                    str(info.get("_id")),
-                    status,
-                    a.cluster,
-                    a.duplicate_of,
-                    None if m is None else m.distance,
-                    None if m is None else m.similarity,
-                )
-            )
-        else:
-            if isinstance(info.get("exception"), (ESConnectionError, ConnectionTimeout)):
-                unreachable.append(info["exception"])
-            err = info.get("error")
-            reason = err.get("reason", str(err)) if isinstance(err, dict) else str(err)
-            status_code = info.get("status")
-            results.append(
-                ItemResult(
-                    str(info.get("_id")),
-                    "error",
-                    None,
-                    None,
-                    None,
-                    None,
-                    reason,
-                    status_code if isinstance(status_code, int) else None,
-                )
-            )
+        if not ok and isinstance(info.get("exception"), (ESConnectionError, ConnectionTimeout)):
+            unreachable.append(info["exception"])
+        out.append((ok, info))
         if on_progress is not None:
             on_progress(1)
-    if unreachable and len(unreachable) == len(results):
+    if unreachable and len(unreachable) == len(out):
         raise unreachable[0]  # nothing was written: Elasticsearch is away (the service answers 503)
-    return results
+    return out
+
+
+def _item(
+    ok: bool,
+    info: dict[str, Any],
+    cluster: str | None,
+    duplicate_of: str | None,
+    distance: int | None,
+    similarity: float | None,
+) -> ItemResult:
+    """The outcome of one bulk item: written with its assignment, or refused with Elasticsearch's reason."""
+    if ok:
+        status = "created" if info.get("result") == "created" else "updated"
+        return ItemResult(str(info.get("_id")), status, cluster, duplicate_of, distance, similarity)
+    err = info.get("error")
+    reason = err.get("reason", str(err)) if isinstance(err, dict) else str(err)
+    code = info.get("status")
+    return ItemResult(
+        str(info.get("_id")), "error", None, None, None, None, reason, code if isinstance(code, int) else None
+    )

@@ -15,7 +15,7 @@ from apiflask import APIBlueprint
 from elasticsearch import NotFoundError
 from flask import request
 
-from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.indexing import IngestConfig, ItemResult, index_batch, index_batch_in_pipeline
 from neardup.es.lookup import Found, find_duplicates
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.records import RecordError
@@ -65,6 +65,9 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
         st.ingest, refresh=query["refresh"], atomic=not query["keep_accepted"], in_es=st.verify_in_es()
     )
     records: list[Record] = []
+    if records_config is None and st.settings.flag_in_es:
+        items = index_batch_in_pipeline(st.client, index, docs, st.flag_pipeline(), st.fingerprinter, config)
+        return _answer(items, config, started)
     if records_config is None:
         records = st.fingerprint([(d.text or "", d.title) for d in docs])
     else:
@@ -75,6 +78,11 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
             except RecordError as exc:
                 raise ApiError(400, "invalid_document", f"item {k} ({doc.id}): {exc}", detail={"at": k}) from exc
     items = index_batch(st.client, index, docs, st.fingerprinter, config, records, recent=st.recent)
+    return _answer(items, config, started)
+
+
+def _answer(items: list[ItemResult], config: IngestConfig, started: float) -> dict[str, Any]:
+    """The documents post's answer; a refused atomic batch is an error naming the refused items."""
     refused = [i for i in items if i.status == "error"]
     if refused and config.atomic:
         client_fault = all(i.error_status is not None and 400 <= i.error_status < 500 for i in refused)

@@ -1,0 +1,155 @@
+"""``NEARDUP_FLAG_IN_ES``: the service writes posted texts through the cluster's ``neardup-flag`` pipeline, so
+Elasticsearch fingerprints and assigns them, and answers with the assignment it reads back. The answers and the
+stored fields are those of the Python service; a refused document is handled as the Python service handles it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from elasticsearch import Elasticsearch
+from flask.testing import FlaskClient
+
+from neardup.es.pipeline import FLAG_PIPELINE_ID, nodes_without_processor
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.sets import Doc, news_set
+from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
+from neardup.mappings import schema
+from neardup.service import create_app
+
+pytestmark = pytest.mark.es
+
+#: each test writes to indices of its own: a node's window remembers what it assigned by index name for a few
+#: seconds, so an index deleted and created again at once would meet the documents of the test before
+_USED = iter(range(1_000))
+
+
+@pytest.fixture(scope="module")
+def docs(es: Elasticsearch) -> list[Doc]:
+    if nodes_without_processor(es):
+        pytest.skip("this cluster has no neardup plugin")
+    shuffled = news_set(load_peoples_daily(), seed=11, groups=15, singles=30)
+    return [Doc(f"d{k:03d}", d.title, d.text, d.group) for k, d in enumerate(shuffled)]
+
+
+@pytest.fixture
+def indices(es: Elasticsearch) -> Iterator[tuple[str, str]]:
+    k = next(_USED)
+    names = (f"test-flag-python-{k}", f"test-flag-in-es-{k}")
+    for n in names:
+        es.indices.delete(index=n, ignore_unavailable=True)
+    yield names
+    for n in names:
+        es.indices.delete(index=n, ignore_unavailable=True)
+
+
+def _ndjson(docs: list[dict[str, Any]]) -> str:
+    return "\n".join(json.dumps(d, ensure_ascii=False) for d in docs)
+
+
+def _post(api: FlaskClient, index: str, docs: list[Doc], batch: int, refresh: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for k in range(0, len(docs), batch):
+        body = _ndjson([{"id": d.id, "title": d.title, "text": d.text} for d in docs[k : k + batch]])
+        resp = api.post(
+            f"/v1/indices/{index}/documents?refresh={refresh}", data=body, content_type="application/x-ndjson"
+        )
+        assert resp.status_code == 200, resp.json
+        items += resp.json["items"]
+    return items
+
+
+def _stored(es: Elasticsearch, index: str) -> dict[str, dict[str, Any]]:
+    es.indices.refresh(index=index)
+    hits = es.search(index=index, size=1000, query={"match_all": {}})["hits"]["hits"]
+    out = {}
+    for h in hits:
+        nd = dict(h["_source"][schema.ROOT])
+        nd.pop(schema.INDEXED_AT)
+        out[h["_id"]] = nd
+    return out
+
+
+@pytest.mark.parametrize(("batch", "refresh"), [(40, "true"), (25, "false")])
+def test_answers_and_stored_fields_are_the_python_services(
+    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str], batch: int, refresh: str
+) -> None:
+    python_api = create_app({"es_url": es_url}).test_client()
+    es_api = create_app({"es_url": es_url, "flag_in_es": True}).test_client()
+    plain, in_es = indices
+    a, b = _post(python_api, plain, docs, batch, refresh), _post(es_api, in_es, docs, batch, refresh)
+    print(f"compared {len(a)} items of documents posts in batches of {batch}, refresh={refresh}")
+    assert sum(1 for i in a if i["duplicate_of"]) >= 15
+    assert a == b
+    assert _stored(es, plain) == _stored(es, in_es)
+    assert es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)[FLAG_PIPELINE_ID]["_meta"]["managed_by"] == "neardup"
+
+
+def _refusing_batch(docs: list[Doc]) -> tuple[list[dict[str, Any]], str, str]:
+    """An original, its reprint later in the same batch, and the original refused by the mapping (``n`` is a
+    number in the first document): (batch, refused id, reprint id)."""
+    original = docs[0]
+    reprint = next(d for d in docs[1:] if d.group == original.group)
+    others = [d for d in docs[1:12] if d.group != original.group]
+    batch = [{"id": others[0].id, "text": others[0].text, "n": 1}]
+    batch.append({"id": original.id, "title": original.title, "text": original.text, "n": "not a number"})
+    batch += [{"id": d.id, "text": d.text} for d in others[1:]]
+    batch.append({"id": reprint.id, "title": reprint.title, "text": reprint.text})
+    return batch, original.id, reprint.id
+
+
+def test_a_refused_document_undoes_the_batch(
+    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str]
+) -> None:
+    api = create_app({"es_url": es_url, "flag_in_es": True}).test_client()
+    index = indices[1]
+    batch, refused, _ = _refusing_batch(docs)
+    resp = api.post(
+        f"/v1/indices/{index}/documents?refresh=true", data=_ndjson(batch), content_type="application/x-ndjson"
+    )
+    assert resp.status_code == 400, resp.json
+    assert resp.json["error"]["type"] == "batch_refused"
+    assert [i["id"] for i in resp.json["error"]["detail"]["items"]] == [refused]
+    es.indices.refresh(index=index)
+    assert es.count(index=index)["count"] == 0
+
+
+def test_a_partial_batch_keeps_the_others_and_none_names_the_refused(
+    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str]
+) -> None:
+    api = create_app({"es_url": es_url, "flag_in_es": True}).test_client()
+    index = indices[1]
+    batch, refused, reprint = _refusing_batch(docs)
+    resp = api.post(
+        f"/v1/indices/{index}/documents?refresh=true&partial=true",
+        data=_ndjson(batch),
+        content_type="application/x-ndjson",
+    )
+    assert resp.status_code == 200, resp.json
+    items = {i["id"]: i for i in resp.json["items"]}
+    assert items[refused]["status"] == "error" and "not a number" in items[refused]["error"]
+    assert all(i["status"] == "created" for k, i in items.items() if k != refused)
+    assert all(refused not in (i["cluster"], i["duplicate_of"]) for i in items.values())
+    assert items[reprint]["cluster"] == reprint  # its original is not in the index: it starts its own cluster
+    stored = _stored(es, index)
+    assert refused not in stored and len(stored) == len(batch) - 1
+    assert {k: (v[schema.CLUSTER], v[schema.DUPLICATE_OF]) for k, v in stored.items()} == {
+        k: (i["cluster"], i["duplicate_of"]) for k, i in items.items() if k != refused
+    }
+
+
+def test_a_cluster_fingerprinting_another_version_is_a_clear_502_and_writes_nothing(
+    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str]
+) -> None:
+    app = create_app({"es_url": es_url, "flag_in_es": True})
+    state = app.extensions["neardup"]
+    state.fingerprinter = Fingerprinter(
+        FingerprintConfig(seeds=8), state.fingerprinter.idf, state.fingerprinter.segmenter
+    )
+    resp = app.test_client().post(f"/v1/indices/{indices[1]}/documents", json={"id": "x", "text": docs[0].text})
+    assert resp.status_code == 502
+    assert resp.json["error"]["type"] == "fingerprint_in_es_failed"
+    assert state.fingerprinter.version in resp.json["error"]["message"]
+    assert not es.indices.exists(index=indices[1]) or es.count(index=indices[1])["count"] == 0
