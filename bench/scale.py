@@ -247,12 +247,18 @@ def main() -> None:
         action="store_true",
         help="the service fingerprints through the cluster's processor (NEARDUP_FINGERPRINT_IN_ES=true)",
     )
+    parser.add_argument(
+        "--flag-in-es",
+        action="store_true",
+        help="the service writes through the cluster's neardup-flag pipeline (NEARDUP_FLAG_IN_ES=true)",
+    )
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
     command = f"python -m bench.scale --docs {n}" + (
         f" --ingest {ingest}" if ingest != parser.get_default("ingest") else ""
     )
     command += " --fingerprint-in-es" if args.fingerprint_in_es else ""
+    command += " --flag-in-es" if args.flag_in_es else ""
     steps = [s for s in (100_000, 300_000) if s < n] + [n]
     t0 = time.perf_counter()
     docs = read_corpus(corpus_path(n))
@@ -265,7 +271,12 @@ def main() -> None:
     out: list[str] = []
     with (
         elasticsearch(port=9283, heap="4g") as (url, es_label),
-        serve(url, es_timeout="60", fingerprint_in_es=str(args.fingerprint_in_es).lower()) as served,
+        serve(
+            url,
+            es_timeout="60",
+            fingerprint_in_es=str(args.fingerprint_in_es).lower(),
+            flag_in_es=str(args.flag_in_es).lower(),
+        ) as served,
     ):
         client = Elasticsearch(url, request_timeout=120)
         lang = script_language(client)
@@ -318,12 +329,7 @@ def main() -> None:
         "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` with its",
         "default refresh (none) into an index with the default mapping. Before either was timed, "
         f"{WARM_DOCS:,} other documents went through both into indices of their own (code compiled, as on a node "
-        "that has been running). The service fingerprints "
-        + (
-            "through the cluster's processor (`NEARDUP_FINGERPRINT_IN_ES=true`)."
-            if args.fingerprint_in_es
-            else "in Python."
-        ),
+        "that has been running). " + _service_mode(args.fingerprint_in_es, args.flag_in_es),
         "",
         "| what | documents/s | × helpers.bulk | peak worker RSS MiB |",
         "|---|---|---|---|",
@@ -344,8 +350,14 @@ def main() -> None:
         f"precision {scores.precision:.4f}, recall {scores.recall:.4f} (pairwise); `neardup cluster` (offline) "
         f"of the same documents: precision {offline_scores.precision:.4f}, recall {offline_scores.recall:.4f}; "
         f"after `neardup reconcile` of the index: precision {reconciled_scores.precision:.4f}, recall "
-        f"{reconciled_scores.recall:.4f}. (Batches posted at the same moment to the two workers cannot see each "
-        "other; reconcile joins what they split.)",
+        f"{reconciled_scores.recall:.4f}. "
+        + (
+            "(The processor's window on the one node sees the batches of both workers; reconcile joins what a "
+            "search and the window both missed.)"
+            if args.flag_in_es
+            else "(Batches posted at the same moment to the two workers cannot see each other; reconcile joins what "
+            "they split.)"
+        ),
         f"Bulk loading of the other documents with precomputed fingerprints: {load_s:.0f}s; waiting for "
         f"Elasticsearch's merges to finish before each measurement: {merge_s:.0f}s in all.",
         f"Batches the service answered with a 5xx and the client sent again: {len(RETRIED)} "
@@ -382,6 +394,17 @@ def main() -> None:
             + ".",
         ]
     write_results(OUT, out)
+
+
+def _service_mode(fingerprint_in_es: bool, flag_in_es: bool) -> str:
+    if flag_in_es:
+        return (
+            "The service writes through the cluster's `neardup-flag` pipeline, which fingerprints and assigns each "
+            "document, and reads the assignments back (`NEARDUP_FLAG_IN_ES=true`)."
+        )
+    if fingerprint_in_es:
+        return "The service fingerprints through the cluster's processor (`NEARDUP_FINGERPRINT_IN_ES=true`)."
+    return "The service fingerprints in Python."
 
 
 def _bulk_vectors_only(
