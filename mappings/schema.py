@@ -32,6 +32,7 @@ from neardup.ingest.sketch import decode_sketch, encode_sketch
 from neardup.ingest.verify import Match
 
 __all__ = [
+    "ASSIGNMENT_PATHS",
     "BLOCK_FIELDS",
     "CANDIDATE_DOC_VALUES",
     "CLUSTER",
@@ -102,6 +103,8 @@ CANDIDATE_DOC_VALUES: list[str | dict[str, str]] = [
 
 #: the assignment fields, written by flagging and changed by reconcile
 ASSIGNMENT_FIELDS = (CLUSTER, DUPLICATE_OF, DISTANCE, SIMILARITY)
+#: the same as dotted paths, as a ``_source`` filter names them
+ASSIGNMENT_PATHS = tuple(path(f) for f in ASSIGNMENT_FIELDS)
 
 
 def field_names() -> frozenset[str]:

@@ -78,6 +78,15 @@ class Settings:
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
+    @property
+    def fingerprints_in_es(self) -> bool:
+        """Do the cluster's processor's fingerprints serve this process (either ``*_in_es`` setting)?
+
+        >>> Settings(flag_in_es=True).fingerprints_in_es, Settings().fingerprints_in_es
+        (True, False)
+        """
+        return self.fingerprint_in_es or self.flag_in_es
+
     def index_pattern_list(self) -> tuple[str, ...]:
         """``index_patterns`` split at commas, blanks dropped.
 

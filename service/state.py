@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from elasticsearch import Elasticsearch
+from elasticsearch import ApiError, Elasticsearch
 from flask import current_app
 
 from neardup.config import Settings
@@ -37,22 +37,29 @@ class ServiceState:
     def fingerprint(self, docs: Sequence[tuple[str, str | None]]) -> list[Record]:
         """Fingerprints of (text, title) pairs: by the cluster's processor with ``NEARDUP_FINGERPRINT_IN_ES``,
         else here; the same records either way."""
-        if self.settings.fingerprint_in_es or self.settings.flag_in_es:
+        if self.settings.fingerprints_in_es:
             return fingerprint_in_pipeline(self.client, docs, self.fingerprinter.version, self.settings)
         records: list[Record] = self.fingerprinter.fingerprint_many(docs)
         return records
 
-    def flag_pipeline(self) -> str:
+    def flag_pipeline(self, again: bool = False) -> str:
         """The id of the cluster's flagging pipeline (``NEARDUP_FLAG_IN_ES``), put there with this service's
-        settings when first needed, once its processor has been seen to fingerprint as this process does.
-        :class:`~neardup.errors.ClusterFingerprintFailed` when it cannot be: no plugin, or another version."""
+        settings when first needed (``again``: once more, it was found missing), once its processor has been seen
+        to fingerprint as this process does. :class:`~neardup.errors.ClusterFingerprintFailed` when it cannot be:
+        no plugin, another version, or the cluster refusing the pipeline."""
+        if self._flag_pipeline is not None and not again:
+            return self._flag_pipeline
         with self.lock:
-            if self._flag_pipeline is None:
+            if self._flag_pipeline is None or again:
                 fingerprint_in_pipeline(self.client, [("版本", None)], self.fingerprinter.version, self.settings)
                 try:
                     install_pipeline(self.client, flag=True, settings=self.settings)
                 except PluginMissing as exc:
                     raise ClusterFingerprintFailed(str(exc)) from exc
+                except ApiError as exc:
+                    raise ClusterFingerprintFailed(
+                        f"the cluster refused the {FLAG_PIPELINE_ID!r} pipeline: {exc}"
+                    ) from exc
                 self._flag_pipeline = FLAG_PIPELINE_ID
             return self._flag_pipeline
 

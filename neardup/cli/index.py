@@ -182,7 +182,7 @@ def index_cmd(
     "--fingerprint-in-es/--fingerprint-here",
     default=None,
     help="Fingerprint texts with the cluster's neardup ingest processor (the plugin), or in --workers processes "
-    "here; the same fingerprints either way. Default: NEARDUP_FINGERPRINT_IN_ES (false).",
+    "here; the same fingerprints either way. Default: NEARDUP_FINGERPRINT_IN_ES or NEARDUP_FLAG_IN_ES (false).",
 )
 @_es_url
 @reports_errors
@@ -197,7 +197,7 @@ def dedupe_cmd(
         text_field=text_field,
         title_field=title_field,
         record=record_config(client, index),
-        fingerprint_in_es=Settings.from_env(fingerprint_in_es=fingerprint_in_es).fingerprint_in_es,
+        fingerprint_in_es=Settings.from_env().fingerprints_in_es if fingerprint_in_es is None else fingerprint_in_es,
     )
     try:
         result = dedupe(client, index, Fingerprinter.default(), config, bars)

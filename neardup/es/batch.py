@@ -387,7 +387,7 @@ def reconcile(
     """Re-cluster every document of fingerprint ``version`` from its stored fields; write the changes."""
     cfg = config or BatchConfig()
     started = time.perf_counter()
-    fields = [*schema.LOOKUP_FIELDS, *(schema.path(f) for f in schema.ASSIGNMENT_FIELDS)]
+    fields = [*schema.LOOKUP_FIELDS, *schema.ASSIGNMENT_PATHS]
     query = {"term": {schema.path(schema.VERSION): version}}
     total = client.count(index=index, query=query)["count"]
     docs: list[Stored] = []

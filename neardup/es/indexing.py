@@ -20,14 +20,14 @@ without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
-from neardup.errors import NeardupError
+from neardup.errors import ClusterFingerprintFailed, NeardupError
 from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_many, verify_pairs
@@ -36,7 +36,7 @@ from neardup.mappings.schema import Stored
 
 from .documents import Incoming
 from .lookup import search_candidates
-from .pipeline import NO_PIPELINE
+from .pipeline import NO_PIPELINE, PipelineMissing
 from .recent import RecentWrites
 
 __all__ = [
@@ -242,51 +242,94 @@ def index_batch_in_pipeline(
     pipeline: str,
     fingerprinter: Fingerprinter,
     config: IngestConfig,
-    on_progress: Callable[[int], None] | None = None,
+    fingerprint: Callable[[Sequence[Incoming]], Sequence[Record]],
 ) -> list[ItemResult]:
     """Write one batch through the cluster's flagging ``pipeline`` (``neardup-flag``, see
     :mod:`neardup.es.pipeline`): Elasticsearch fingerprints and assigns each document by the rule
     :func:`index_batch` applies here, with its node's window of documents written moments ago; the stored
-    assignments are then read back by a real-time ``mget``, which sees a write before any refresh.
+    assignments are then read back by a real-time ``mget``, which sees a write before any refresh. The answer is
+    :func:`index_batch`'s, with these ways back to it (``fingerprint``: the records it is given, the processor's):
 
-    Refused items are handled as :func:`index_batch` handles them: an atomic batch is undone; a partial one
-    keeps its written documents, and those whose ``cluster`` or ``duplicate_of`` names a refused document are
-    assigned again here (:func:`index_batch`), since the processor's window still holds the refused one.
-    ``fingerprinter`` serves that second pass only."""
+    - a batch naming a document the index holds goes through :func:`index_batch` itself: the processor excludes
+      only a document's own id from its candidates, where this rule excludes every id of the batch (a re-sent
+      batch would otherwise find the stored copies of its members);
+    - a refused item: an atomic batch is undone; a partial one is assigned again by :func:`index_batch` when a
+      written document was put in a refused one's cluster (the processor's window still offers the refused one).
+
+    Raises :class:`~neardup.es.pipeline.PipelineMissing` (nothing written) when the cluster has no ``pipeline``,
+    and :class:`~neardup.errors.ClusterFingerprintFailed` (the batch undone) when the processor wrote another
+    fingerprint version than ``fingerprinter``'s."""
     ids = [d.id for d in docs]
-    previous = _previous_versions(client, index, ids) if config.atomic else {}
-    actions = ({"_op_type": "index", "_index": index, "_id": d.id, "_source": d.body()} for d in docs)
-    outcomes = _bulk(client, actions, config, pipeline, on_progress)
+    if _existing(client, index, ids):
+        client.indices.refresh(index=index)  # what the pipeline wrote moments ago, which this worker never saw
+        return index_batch(client, index, docs, fingerprinter, config, fingerprint(docs))
+    actions = [{"_op_type": "index", "_index": index, "_id": d.id, "_source": d.body()} for d in docs]
+    # not sent again on a timeout: a write that did happen would come back as a re-sent batch (see above)
+    outcomes = _bulk(client.options(retry_on_timeout=False), actions, config, pipeline)
+    missing = [info for ok, info in outcomes if not ok and _no_such_pipeline(info, pipeline)]
+    if missing and len(missing) == len(outcomes):
+        raise PipelineMissing(pipeline)
     written = [k for k, (ok, _) in enumerate(outcomes) if ok]
-    if len(written) < len(docs) and config.atomic:
-        _undo(client, index, [ids[k] for k in written], previous, config)
-        return [
-            _item(ok, info, None, None, None, None)
-            if not ok
-            else ItemResult(ids[k], "not_written", None, None, None, None)
-            for k, (ok, info) in enumerate(outcomes)
-        ]
-    stored = _assignments(client, index, [ids[k] for k in written])
-    results = [_item(ok, info, *stored.get(ids[k], (None,) * 4)) for k, (ok, info) in enumerate(outcomes)]
+    stored = _read_back(client, index, [ids[k] for k in written])
+    wrong = {v for _, v in stored.values()} - {fingerprinter.version}
+    if wrong:
+        _undo(client, index, [ids[k] for k in written], {}, config)
+        raise ClusterFingerprintFailed(
+            f"the cluster's neardup plugin fingerprints as {', '.join(sorted(wrong))}, this process as "
+            f"{fingerprinter.version}: install the plugin built from this version (`neardup plugin build`)"
+        )
+    results = [
+        _item(ok, info, *stored[ids[k]][0])
+        if ok and ids[k] in stored
+        else _refused(
+            ids[k], "written, then gone when read back (a final pipeline dropped it, or it was deleted)", None
+        )
+        if ok
+        else _item(ok, info, None, None, None, None)
+        for k, (ok, info) in enumerate(outcomes)
+    ]
     refused = {r.id for r in results if r.status == "error"}
-    named = [k for k in written if {results[k].cluster, results[k].duplicate_of} & refused]
-    if not named:
+    if refused and config.atomic:
+        _undo(client, index, [r.id for r in results if r.written], {}, config)  # all new: undone by deleting
+        return [r if r.status == "error" else ItemResult(r.id, "not_written", None, None, None, None) for r in results]
+    if not any({r.cluster, r.duplicate_of} & refused for r in results if r.written):
         return results
-    again = index_batch(client, index, [docs[k] for k in named], fingerprinter, replace(config, atomic=False))
-    redone = {r.id: r for r in again}
+    kept = [k for k, r in enumerate(results) if r.written]
+    client.indices.refresh(index=index)  # the earlier batches the pipeline wrote, for the search of the second pass
+    kept_docs = [docs[k] for k in kept]
+    again = {r.id: r for r in index_batch(client, index, kept_docs, fingerprinter, config, fingerprint(kept_docs))}
     return [
-        r if r.id not in redone or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
+        r if r.id not in again or again[r.id].status == "error" else replace(again[r.id], status=r.status)
         for r in results
     ]
 
 
-def _assignments(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
-    """(cluster, duplicate_of, distance, similarity) as stored, per id that is found."""
+def _no_such_pipeline(info: dict[str, Any], pipeline: str) -> bool:
+    error = info.get("error")
+    reason = str(error.get("reason", "")) if isinstance(error, dict) else str(error)
+    return f"pipeline with id [{pipeline}] does not exist" in reason
+
+
+def _read_back(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, tuple[tuple[Any, ...], str]]:
+    """Per id found: (its stored assignment as :func:`~neardup.mappings.schema.assignment_of` gives it, its
+    fingerprint version)."""
     if not ids:
         return {}
-    fields = [schema.path(f) for f in schema.ASSIGNMENT_FIELDS]
-    resp = client.mget(index=index, ids=list(ids), source=fields, realtime=True)
-    return {d["_id"]: schema.assignment_of(d["_source"]) for d in resp["docs"] if d.get("found")}
+    resp = client.mget(index=index, ids=list(ids), source=[*schema.ASSIGNMENT_PATHS, schema.path(schema.VERSION)])
+    return {
+        d["_id"]: (schema.assignment_of(d["_source"]), str((d["_source"].get(schema.ROOT) or {}).get(schema.VERSION)))
+        for d in resp["docs"]
+        if d.get("found")
+    }
+
+
+def _existing(client: Elasticsearch, index: str, ids: Sequence[str]) -> bool:
+    """Does the index hold any of ``ids`` (a real-time read, no ``_source``)?"""
+    try:
+        resp = client.mget(index=index, ids=list(ids), source=False)
+    except NotFoundError:
+        return False  # no index yet
+    return any(d.get("found") for d in resp["docs"])
 
 
 def _previous_versions(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -342,7 +385,7 @@ def _write(
             yield {"_op_type": "index", "_index": index, "_id": doc.id, "_source": body}
 
     # fingerprinted and assigned here: an index's default pipeline would redo or undo it
-    outcomes = _bulk(client, actions(), config, NO_PIPELINE, on_progress)
+    outcomes = _bulk(client, list(actions()), config, NO_PIPELINE, on_progress)
     return [
         _item(
             ok,
@@ -358,14 +401,15 @@ def _write(
 
 def _bulk(
     client: Elasticsearch,
-    actions: Iterable[dict[str, Any]],
+    actions: Sequence[dict[str, Any]],
     config: IngestConfig,
     pipeline: str,
-    on_progress: Callable[[int], None] | None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> list[tuple[bool, dict[str, Any]]]:
-    """Every action's (accepted, bulk item) in order; the client's ConnectionError when nothing could be sent."""
-    out: list[tuple[bool, dict[str, Any]]] = []
-    unreachable: list[Exception] = []
+    """Every action's (accepted, bulk item), in the order of ``actions`` (``streaming_bulk`` yields an item it
+    retried after the rest of its chunk). Raises the client's ConnectionError when nothing was written; when
+    Elasticsearch goes away after a first chunk was, the items not sent are refused ones."""
+    by_id: dict[str, tuple[bool, dict[str, Any]]] = {}
     stream = helpers.streaming_bulk(
         client,
         actions,
@@ -377,16 +421,17 @@ def _bulk(
         refresh=config.refresh,
         pipeline=pipeline,
     )
-    for ok, item in stream:
-        info = item.get("index", {})
-        if not ok and isinstance(info.get("exception"), (ESConnectionError, ConnectionTimeout)):
-            unreachable.append(info["exception"])
-        out.append((ok, info))
-        if on_progress is not None:
-            on_progress(1)
-    if unreachable and len(unreachable) == len(out):
-        raise unreachable[0]  # nothing was written: Elasticsearch is away (the service answers 503)
-    return out
+    try:
+        for ok, item in stream:
+            info = item.get("index", {})
+            by_id[str(info.get("_id"))] = (ok, info)
+            if on_progress is not None:
+                on_progress(1)
+    except (ESConnectionError, ConnectionTimeout):
+        if not by_id:
+            raise  # nothing was written: Elasticsearch is away (the service answers 503)
+    gone = {"type": "unavailable", "reason": "Elasticsearch became unreachable before this document was sent"}
+    return [by_id.get(a["_id"], (False, {"_id": a["_id"], "error": gone})) for a in actions]
 
 
 def _item(
@@ -404,6 +449,8 @@ def _item(
     err = info.get("error")
     reason = err.get("reason", str(err)) if isinstance(err, dict) else str(err)
     code = info.get("status")
-    return ItemResult(
-        str(info.get("_id")), "error", None, None, None, None, reason, code if isinstance(code, int) else None
-    )
+    return _refused(str(info.get("_id")), reason, code if isinstance(code, int) else None)
+
+
+def _refused(doc_id: str, reason: str, status: int | None) -> ItemResult:
+    return ItemResult(doc_id, "error", None, None, None, None, reason, status)

@@ -245,6 +245,7 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
             _LOG.exception("job %s failed", job_id)
             final = {"state": "failed", "error": {"type": type(exc).__name__, "message": str(exc)}}
         finished.set()
+        _release(client, kind, index, job_id)  # first: whoever reads the outcome may start the next job at once
         final["finished_at"] = _now()
         for attempt in range(30):  # Elasticsearch may be briefly away; the outcome must be recorded
             try:
@@ -254,7 +255,6 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
                 time.sleep(min(2.0, 0.1 * (attempt + 1)))
         else:
             _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])
-        _release(client, kind, index, job_id)
 
     threading.Thread(target=run, name=f"neardup-job-{job_id}", daemon=True).start()
     threading.Thread(target=heartbeat, name=f"neardup-job-{job_id}-heartbeat", daemon=True).start()

@@ -40,6 +40,7 @@ __all__ = [
     "NO_PIPELINE",
     "PIPELINE_ID",
     "PROCESSOR",
+    "PipelineMissing",
     "PluginMissing",
     "check_pipeline",
     "fingerprint_in_pipeline",
@@ -73,6 +74,14 @@ class PluginMissing(NeardupError):
             "`bin/elasticsearch-plugin install file:///PATH/neardup-plugin-VERSION.zip` and restart the node)"
         )
         self.nodes = nodes
+
+
+class PipelineMissing(NeardupError):
+    """A write named a pipeline the cluster does not have (deleted since it was put); nothing was written."""
+
+    def __init__(self, pipeline: str) -> None:
+        super().__init__(f"the cluster has no ingest pipeline {pipeline!r}")
+        self.pipeline = pipeline
 
 
 def pipeline_id(flag: bool = False) -> str:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -15,8 +16,10 @@ from apiflask import APIBlueprint
 from elasticsearch import NotFoundError
 from flask import request
 
+from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch, index_batch_in_pipeline
 from neardup.es.lookup import Found, find_duplicates
+from neardup.es.pipeline import PipelineMissing
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.records import RecordError
 from neardup.ingest.verify import VerifyConfig
@@ -58,6 +61,7 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
         st.settings.max_text_chars,
         records=records_config is not None,
     )
+    through = st.flag_pipeline() if records_config is None and st.settings.flag_in_es else None
     if ensure_index(index):
         st.recent.clear(index)  # a new index: what this worker wrote to an earlier one is gone
     started = time.perf_counter()
@@ -65,11 +69,10 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
         st.ingest, refresh=query["refresh"], atomic=not query["keep_accepted"], in_es=st.verify_in_es()
     )
     records: list[Record] = []
-    if records_config is None and st.settings.flag_in_es:
-        items = index_batch_in_pipeline(st.client, index, docs, st.flag_pipeline(), st.fingerprinter, config)
-        return _answer(items, config, started)
+    if through is not None:
+        return _answer(_through_pipeline(index, docs, through, config), config, started)
     if records_config is None:
-        records = st.fingerprint([(d.text or "", d.title) for d in docs])
+        records = st.fingerprint(_texts(docs))
     else:
         config = replace(config, verify=records_config.verify_config(config.verify))
         for k, doc in enumerate(docs):
@@ -79,6 +82,25 @@ def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
                 raise ApiError(400, "invalid_document", f"item {k} ({doc.id}): {exc}", detail={"at": k}) from exc
     items = index_batch(st.client, index, docs, st.fingerprinter, config, records, recent=st.recent)
     return _answer(items, config, started)
+
+
+def _through_pipeline(index: str, docs: list[Incoming], pipeline: str, config: IngestConfig) -> list[ItemResult]:
+    """``index_batch_in_pipeline``, putting the pipeline back once when it has gone since it was put."""
+    st = state()
+
+    def write(through: str) -> list[ItemResult]:
+        return index_batch_in_pipeline(
+            st.client, index, docs, through, st.fingerprinter, config, lambda d: st.fingerprint(_texts(d))
+        )
+
+    try:
+        return write(pipeline)
+    except PipelineMissing:
+        return write(st.flag_pipeline(again=True))
+
+
+def _texts(docs: Sequence[Incoming]) -> list[tuple[str, str | None]]:
+    return [(d.text or "", d.title) for d in docs]
 
 
 def _answer(items: list[ItemResult], config: IngestConfig, started: float) -> dict[str, Any]:

@@ -56,7 +56,7 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
         text_field=body["text_field"],
         title_field=body["title_field"],
         record=st.record_configs.get(index),
-        fingerprint_in_es=st.settings.fingerprint_in_es or st.settings.flag_in_es,
+        fingerprint_in_es=st.settings.fingerprints_in_es,
     )
 
     def work(progress: Progress) -> dict[str, Any]:
