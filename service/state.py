@@ -35,7 +35,7 @@ class ServiceState:
     _flag_pipeline: str | None = None
 
     def fingerprint(self, docs: Sequence[tuple[str, str | None]]) -> list[Record]:
-        """Fingerprints of (text, title) pairs: by the cluster's processor with ``NEARDUP_FINGERPRINT_IN_ES``,
+        """Fingerprints of (text, title) pairs: by the cluster's processor with either ``*_IN_ES`` setting,
         else here; the same records either way."""
         if self.settings.fingerprints_in_es:
             return fingerprint_in_pipeline(self.client, docs, self.fingerprinter.version, self.settings)
