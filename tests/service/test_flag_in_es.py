@@ -4,25 +4,23 @@ stored fields are those of the Python service; a refused document is handled as 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
-from flask.testing import FlaskClient
 
 from neardup.errors import ClusterFingerprintFailed
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch_in_pipeline
-from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, nodes_without_processor
-from neardup.evaluation.corpus import load_peoples_daily
-from neardup.evaluation.sets import Doc, news_set
+from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline
+from neardup.evaluation.sets import Doc
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
 from neardup.mappings import schema
 from neardup.service import create_app
+from tests.service.in_es_helpers import ndjson, news_docs, post, stored
 
 pytestmark = pytest.mark.es
 
@@ -33,10 +31,7 @@ _USED = iter(range(1_000))
 
 @pytest.fixture(scope="module")
 def docs(es: Elasticsearch) -> list[Doc]:
-    if nodes_without_processor(es):
-        pytest.skip("this cluster has no neardup plugin")
-    shuffled = news_set(load_peoples_daily(), seed=11, groups=15, singles=30)
-    return [Doc(f"d{k:03d}", d.title, d.text, d.group) for k, d in enumerate(shuffled)]
+    return news_docs(es, seed=11)
 
 
 @pytest.fixture
@@ -50,33 +45,6 @@ def indices(es: Elasticsearch) -> Iterator[tuple[str, str]]:
         es.indices.delete(index=n, ignore_unavailable=True)
 
 
-def _ndjson(docs: list[dict[str, Any]]) -> str:
-    return "\n".join(json.dumps(d, ensure_ascii=False) for d in docs)
-
-
-def _post(api: FlaskClient, index: str, docs: list[Doc], batch: int, refresh: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    for k in range(0, len(docs), batch):
-        body = _ndjson([{"id": d.id, "title": d.title, "text": d.text} for d in docs[k : k + batch]])
-        resp = api.post(
-            f"/v1/indices/{index}/documents?refresh={refresh}", data=body, content_type="application/x-ndjson"
-        )
-        assert resp.status_code == 200, resp.json
-        items += resp.json["items"]
-    return items
-
-
-def _stored(es: Elasticsearch, index: str) -> dict[str, dict[str, Any]]:
-    es.indices.refresh(index=index)
-    hits = es.search(index=index, size=1000, query={"match_all": {}})["hits"]["hits"]
-    out = {}
-    for h in hits:
-        nd = dict(h["_source"][schema.ROOT])
-        nd.pop(schema.INDEXED_AT)
-        out[h["_id"]] = nd
-    return out
-
-
 @pytest.mark.parametrize(("batch", "refresh"), [(40, "true"), (25, "false")])
 def test_answers_and_stored_fields_are_the_python_services(
     es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str], batch: int, refresh: str
@@ -84,11 +52,11 @@ def test_answers_and_stored_fields_are_the_python_services(
     python_api = create_app({"es_url": es_url}).test_client()
     es_api = create_app({"es_url": es_url, "flag_in_es": True}).test_client()
     plain, in_es = indices
-    a, b = _post(python_api, plain, docs, batch, refresh), _post(es_api, in_es, docs, batch, refresh)
+    a, b = post(python_api, plain, docs, batch, refresh), post(es_api, in_es, docs, batch, refresh)
     print(f"compared {len(a)} items of documents posts in batches of {batch}, refresh={refresh}")
     assert sum(1 for i in a if i["duplicate_of"]) >= 15
     assert a == b
-    assert _stored(es, plain) == _stored(es, in_es)
+    assert stored(es, plain) == stored(es, in_es)
     assert es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)[FLAG_PIPELINE_ID]["_meta"]["managed_by"] == "neardup"
 
 
@@ -102,12 +70,12 @@ def test_a_batch_sent_again_is_answered_as_the_python_service_answers_it(
     first, again = docs[:30], [*docs[20:30], *docs[30:50]]  # ten stored already, twenty new
     answers = []
     for api, index in ((python_api, plain), (es_api, in_es)):
-        _post(api, index, first, 30, refresh)
-        answers.append(_post(api, index, again, 30, refresh))
+        post(api, index, first, 30, refresh)
+        answers.append(post(api, index, again, 30, refresh))
     a, b = answers
     assert a == b
     assert any(i["duplicate_of"] for i in a)
-    assert _stored(es, plain) == _stored(es, in_es)
+    assert stored(es, plain) == stored(es, in_es)
 
 
 def test_a_pipeline_deleted_after_first_use_is_put_back(
@@ -115,12 +83,12 @@ def test_a_pipeline_deleted_after_first_use_is_put_back(
 ) -> None:
     api = create_app({"es_url": es_url, "flag_in_es": True}).test_client()
     index = indices[1]
-    _post(api, index, docs[:10], 10, "true")
+    post(api, index, docs[:10], 10, "true")
     es.ingest.delete_pipeline(id=FLAG_PIPELINE_ID)
-    items = _post(api, index, docs[10:20], 10, "true")
+    items = post(api, index, docs[10:20], 10, "true")
     assert [i["status"] for i in items] == ["created"] * 10
     assert FLAG_PIPELINE_ID in es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)
-    assert all(v[schema.CLUSTER] for v in _stored(es, index).values())
+    assert all(v[schema.CLUSTER] for v in stored(es, index).values())
 
 
 def test_a_plugin_fingerprinting_another_version_since_the_first_use_undoes_the_batch(
@@ -166,7 +134,7 @@ def test_a_refused_document_undoes_the_batch(
     index = indices[1]
     batch, refused, _ = _refusing_batch(docs)
     resp = api.post(
-        f"/v1/indices/{index}/documents?refresh=true", data=_ndjson(batch), content_type="application/x-ndjson"
+        f"/v1/indices/{index}/documents?refresh=true", data=ndjson(batch), content_type="application/x-ndjson"
     )
     assert resp.status_code == 400, resp.json
     assert resp.json["error"]["type"] == "batch_refused"
@@ -183,11 +151,11 @@ def test_a_partial_batch_keeps_the_others_and_none_names_the_refused(
     for settings, index in (({}, indices[0]), ({"flag_in_es": True}, indices[1])):
         api = create_app({"es_url": es_url, **settings}).test_client()
         earlier = [d for d in docs[40:80] if d.group != docs[0].group][:20]  # unrefreshed with refresh=false
-        _post(api, index, earlier, 20, refresh)
+        post(api, index, earlier, 20, refresh)
         batch, refused, reprint = _refusing_batch(docs)
         resp = api.post(
             f"/v1/indices/{index}/documents?refresh={refresh}&partial=true",
-            data=_ndjson(batch),
+            data=ndjson(batch),
             content_type="application/x-ndjson",
         )
         assert resp.status_code == 200, resp.json
@@ -198,10 +166,10 @@ def test_a_partial_batch_keeps_the_others_and_none_names_the_refused(
     assert all(i["status"] == "created" for k, i in items.items() if k != refused)
     assert all(refused not in (i["cluster"], i["duplicate_of"]) for i in items.values())
     assert items[reprint]["cluster"] == reprint  # its original is not in the index: it starts its own cluster
-    stored = {k: v for k, v in _stored(es, indices[1]).items() if k in items}
-    assert refused not in stored and len(stored) == len(batch) - 1
-    assert _stored(es, indices[0]) == _stored(es, indices[1])
-    assert {k: (v[schema.CLUSTER], v[schema.DUPLICATE_OF]) for k, v in stored.items()} == {
+    kept = {k: v for k, v in stored(es, indices[1]).items() if k in items}
+    assert refused not in kept and len(kept) == len(batch) - 1
+    assert stored(es, indices[0]) == stored(es, indices[1])
+    assert {k: (v[schema.CLUSTER], v[schema.DUPLICATE_OF]) for k, v in kept.items()} == {
         k: (i["cluster"], i["duplicate_of"]) for k, i in items.items() if k != refused
     }
 
@@ -214,10 +182,12 @@ def _without_position(item: dict[str, Any]) -> dict[str, Any]:
     return item | {"error": re.sub(r"^\[\d+:\d+\] ", "", item["error"])}
 
 
+@pytest.mark.parametrize("setting", ["fingerprint_in_es", "flag_in_es"])
 def test_a_cluster_fingerprinting_another_version_is_a_clear_502_and_writes_nothing(
-    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str]
+    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str], setting: str
 ) -> None:
-    app = create_app({"es_url": es_url, "flag_in_es": True})
+    """Either setting: a plugin built from other tables than this process's is refused before anything is written."""
+    app = create_app({"es_url": es_url, setting: True})
     state = app.extensions["neardup"]
     state.fingerprinter = Fingerprinter(
         FingerprintConfig(seeds=8), state.fingerprinter.idf, state.fingerprinter.segmenter
