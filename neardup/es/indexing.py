@@ -216,20 +216,16 @@ def index_batch(
     start_ns = time.time_ns()
     times = [schema.timestamp(start_ns + k) for k in range(len(docs))]  # distinct, increasing: batch order
     results = _write(client, index, docs, recs, assigned, times, config, on_progress)
-    refused = {r.id for r in results if r.status == "error"}
-    written = [k for k, r in enumerate(results) if r.status != "error"]
-    if refused and config.atomic:
-        _undo(client, index, [ids[k] for k in written], previous, config)
-        return [r if r.status == "error" else ItemResult(r.id, "not_written", None, None, None, None) for r in results]
-    if refused and any({assigned[k].cluster, assigned[k].duplicate_of} & refused for k in written):
-        again = index_batch(
-            client, index, [docs[k] for k in written], fingerprinter, config, [recs[k] for k in written], None, recent
+
+    def again(kept: list[int]) -> list[ItemResult]:
+        return index_batch(
+            client, index, [docs[k] for k in kept], fingerprinter, config, [recs[k] for k in kept], None, recent
         )
-        redone = {r.id: r for r in again}
-        return [
-            r if r.status == "error" or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
-            for r in results
-        ]
+
+    settled = _settle_refusals(client, index, results, previous, config, again)
+    if settled is not None:
+        return settled
+    written = [k for k, r in enumerate(results) if r.written]
     if recent is not None:
         recent.remember(index, (Stored.written(ids[k], recs[k], assigned[k].cluster, times[k]) for k in written))
     return results
@@ -288,18 +284,40 @@ def index_batch_in_pipeline(
         else _item(ok, info, None, None, None, None)
         for k, (ok, info) in enumerate(outcomes)
     ]
+
+    def again(kept: list[int]) -> list[ItemResult]:
+        client.indices.refresh(index=index)  # the earlier batches the pipeline wrote, for the second pass's search
+        kept_docs = [docs[k] for k in kept]
+        return index_batch(client, index, kept_docs, fingerprinter, config, fingerprint(kept_docs))
+
+    # all new (see above): an undo deletes them
+    settled = _settle_refusals(client, index, results, {}, config, again)
+    return results if settled is None else settled
+
+
+def _settle_refusals(
+    client: Elasticsearch,
+    index: str,
+    results: list[ItemResult],
+    previous: dict[str, dict[str, Any]],
+    config: IngestConfig,
+    again: Callable[[list[int]], list[ItemResult]],
+) -> list[ItemResult] | None:
+    """The answer to a batch with refused items, or None when ``results`` stand as they are: an atomic batch is
+    undone (its written documents put back as ``previous`` holds them); in a partial one where a written document
+    names a refused one as its cluster or original, the written documents (their positions) are assigned and
+    written ``again`` without the refused ones, each keeping the status of its first write."""
     refused = {r.id for r in results if r.status == "error"}
-    if refused and config.atomic:
-        _undo(client, index, [r.id for r in results if r.written], {}, config)  # all new: undone by deleting
+    if not refused:
+        return None
+    if config.atomic:
+        _undo(client, index, [r.id for r in results if r.written], previous, config)
         return [r if r.status == "error" else ItemResult(r.id, "not_written", None, None, None, None) for r in results]
     if not any({r.cluster, r.duplicate_of} & refused for r in results if r.written):
-        return results
-    kept = [k for k, r in enumerate(results) if r.written]
-    client.indices.refresh(index=index)  # the earlier batches the pipeline wrote, for the search of the second pass
-    kept_docs = [docs[k] for k in kept]
-    again = {r.id: r for r in index_batch(client, index, kept_docs, fingerprinter, config, fingerprint(kept_docs))}
+        return None
+    redone = {r.id: r for r in again([k for k, r in enumerate(results) if r.written])}
     return [
-        r if r.id not in again or again[r.id].status == "error" else replace(again[r.id], status=r.status)
+        r if r.id not in redone or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
         for r in results
     ]
 
