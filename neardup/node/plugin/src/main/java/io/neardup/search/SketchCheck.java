@@ -14,6 +14,7 @@ import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.store.ByteArrayDataInput;
 import org.apache.lucene.util.BytesRef;
 
+import io.neardup.flag.JaccardBound;
 import io.neardup.flag.Similarity;
 
 /**
@@ -126,17 +127,22 @@ public record SketchCheck(
 
     /** The check over one segment's documents; each is read once, in increasing order of document. */
     public Leaf open(LeafReader reader) throws IOException {
-        return new Leaf(DocValues.getBinary(reader, sketchField), DocValues.getSortedSet(reader, hexField));
+        return new Leaf(DocValues.getBinary(reader, sketchField), DocValues.getSortedSet(reader, hexField),
+            new JaccardBound(sketch, sketchSize));
     }
 
     /** {@link SketchCheck} positioned on one segment: ask about its documents in increasing order. */
     public final class Leaf {
         private final BinaryDocValues sketches;
         private final SortedSetDocValues hexes;
+        private final JaccardBound bound;
+        /** below this estimate nothing passes */
+        private final double lowest = Math.min(minJaccard, nearJaccard);
 
-        private Leaf(BinaryDocValues sketches, SortedSetDocValues hexes) {
+        private Leaf(BinaryDocValues sketches, SortedSetDocValues hexes, JaccardBound bound) {
             this.sketches = sketches;
             this.hexes = hexes;
+            this.bound = bound;
         }
 
         /** Does document {@code doc} of the segment pass? */
@@ -152,6 +158,9 @@ public record SketchCheck(
                 return false;
             }
             int length = in.readVInt();
+            if (bound.upperBound(raw.bytes, in.getPosition(), length / 4) < lowest) {
+                return false; // most candidates of a large index: a chance block match sharing no sketch value
+            }
             double similarity = Similarity.jaccard(sketch, sketch.length, raw.bytes, in.getPosition(), length / 4, sketchSize);
             // the fingerprint is read only when the similarity alone does not decide: most candidates share a block
             // by chance, have a similarity near 0, and are refused without it
