@@ -58,6 +58,8 @@ public final class BlockMatchQuery extends Query {
     private final SketchCheck check;
     /** what spares the seeks of absent terms; it changes no result */
     private final TermPresence presence;
+    /** per field, each term's {@link TermPresence#key}, hashed once for all segments */
+    private final long[][] keys;
 
     /**
      * @param fields the fields, each with the terms of the same position in {@code termsPerField}
@@ -88,6 +90,10 @@ public final class BlockMatchQuery extends Query {
         this.terms = new BytesRef[fields.size()][];
         for (int f = 0; f < this.fields.length; f++) {
             this.terms[f] = new TreeSet<>(termsPerField.get(f)).toArray(new BytesRef[0]);
+        }
+        this.keys = new long[fields.size()][];
+        for (int f = 0; presence != null && f < this.fields.length; f++) {
+            this.keys[f] = Arrays.stream(this.terms[f]).mapToLong(TermPresence::key).toArray();
         }
         this.minShared = minShared;
         this.check = check;
@@ -167,8 +173,9 @@ public final class BlockMatchQuery extends Query {
             TermsEnum termsEnum = indexed.iterator();
             int seeks = 0;
             int hits = 0;
-            for (BytesRef term : terms[f]) {
-                if (filter != null && filter.mightContain(term) == false) {
+            for (int t = 0; t < terms[f].length; t++) {
+                BytesRef term = terms[f][t];
+                if (filter != null && filter.mightContain(keys[f][t]) == false) {
                     continue;
                 }
                 seeks++;

@@ -31,7 +31,7 @@ import org.apache.lucene.util.StringHelper;
  * searched by seeks. The budget is this class's own: Elasticsearch's circuit breakers do not count it.
  */
 public final class TermPresence {
-    /** The node's filters: 16 bits per term and 4 probes (a false "present" about 1 time in 400). */
+    /** The node's filters: 16 to 32 bits per term, 4 probes in one word of each. */
     public static final TermPresence SHARED = new TermPresence(256, 0.5, Runtime.getRuntime().maxMemory() / 32);
 
     private static final int BITS_PER_TERM = 16;
@@ -158,14 +158,28 @@ public final class TermPresence {
         }
     }
 
-    /** A Bloom filter of a field's terms: {@code PROBES} bits per term, by double hashing of two murmur3 hashes. */
+    /**
+     * What a filter is asked with: a term's two 32-bit murmur3 hashes, computed once for a term however many segments'
+     * filters are asked about it.
+     */
+    static long key(BytesRef term) {
+        int h1 = StringHelper.murmurhash3_x86_32(term, 0x9747b28c);
+        int h2 = StringHelper.murmurhash3_x86_32(term, 0x5bd1e995);
+        return ((long) h1 << 32) | (h2 & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * A blocked Bloom filter of a field's terms: the first hash picks one 64-bit word, the second sets {@code PROBES}
+     * bits in it. A question reads one word (one cache miss, where a classic filter takes one per probe); the price is a
+     * somewhat higher rate of false "present" answers (between 1 in 600 and 1 in 170 by how full the filter is).
+     */
     static final class Filter {
         private final long[] words;
-        private final int mask;
+        private final int wordMask;
 
         private Filter(long[] words) {
             this.words = words;
-            this.mask = words.length * 64 - 1;
+            this.wordMask = words.length - 1;
         }
 
         static long bytesFor(long terms) {
@@ -174,14 +188,15 @@ public final class TermPresence {
 
         private static int wordsFor(long terms) {
             long bits = Math.max(64, Long.highestOneBit(Math.max(1, terms * BITS_PER_TERM) - 1) << 1);
-            return (int) (bits / 64); // at most 2^24 words: a filter is built for at most MOST_TERMS terms
+            return (int) (bits / 64); // a power of two, at most 2^24 words: a filter is built for at most MOST_TERMS terms
         }
 
         /** A filter holding every term {@code terms} enumerates ({@code count} of them). */
         static Filter of(TermsEnum terms, long count) throws IOException {
             Filter filter = new Filter(new long[wordsFor(count)]);
             for (BytesRef term = terms.next(); term != null; term = terms.next()) {
-                filter.add(term);
+                long key = key(term);
+                filter.words[filter.word(key)] |= bits(key);
             }
             return filter;
         }
@@ -190,26 +205,28 @@ public final class TermPresence {
             return (long) words.length * Long.BYTES;
         }
 
-        private void add(BytesRef term) {
-            int h1 = StringHelper.murmurhash3_x86_32(term, 0x9747b28c);
-            int h2 = StringHelper.murmurhash3_x86_32(term, 0x5bd1e995) | 1;
+        private int word(long key) {
+            return (int) (key >>> 32) & wordMask;
+        }
+
+        /** The {@code PROBES} bits of a key in its word, 6 bits of the second hash each. */
+        private static long bits(long key) {
+            long bits = 0;
             for (int i = 0; i < PROBES; i++) {
-                int bit = (h1 + i * h2) & mask;
-                words[bit >>> 6] |= 1L << bit;
+                bits |= 1L << (key >>> (6 * i));
             }
+            return bits;
         }
 
         /** False only for a term the field does not hold. */
         boolean mightContain(BytesRef term) {
-            int h1 = StringHelper.murmurhash3_x86_32(term, 0x9747b28c);
-            int h2 = StringHelper.murmurhash3_x86_32(term, 0x5bd1e995) | 1;
-            for (int i = 0; i < PROBES; i++) {
-                int bit = (h1 + i * h2) & mask;
-                if ((words[bit >>> 6] & (1L << bit)) == 0) {
-                    return false;
-                }
-            }
-            return true;
+            return mightContain(key(term));
+        }
+
+        /** False only for a term the field does not hold; {@code key} is the term's {@link TermPresence#key}. */
+        boolean mightContain(long key) {
+            long bits = bits(key);
+            return (words[word(key)] & bits) == bits;
         }
     }
 }
