@@ -19,9 +19,10 @@ documents) are run by:
 Ingest: the first and the last 100k documents go through the service (``POST .../documents``, NDJSON
 batches of 500 from two client threads, the service's default ``refresh=false``), the documents in
 between are bulk-loaded with fingerprints computed here (as a ``dedupe`` would leave them); the same
-first 100k documents also go through a plain ``helpers.bulk`` into an index of their own.
+first 100k documents also go through a plain ``helpers.bulk`` into an index of their own. The index's segment
+count is sampled meanwhile: every document's candidate search seeks its block tokens in every segment.
 
-Before anything is timed, 2,000 other documents go through the plain bulk and the service into indices of
+Before anything is timed, 20,000 other documents go through the plain bulk and the service into indices of
 their own (deleted after), so the node's and the workers' code is compiled as on a node that has been running.
 
 Run: ``python -m bench.scale`` (``--docs 100000`` for a quick run) → bench/results/scale.md
@@ -43,7 +44,17 @@ import numpy as np
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, generate, read_corpus, variant
-from bench.harness import Row, Served, bulk_load, elasticsearch, post_in_threads, serve, time_methods, wait_for_merges
+from bench.harness import (
+    Row,
+    Served,
+    bulk_load,
+    elasticsearch,
+    post_in_threads,
+    segments_during,
+    serve,
+    time_methods,
+    wait_for_merges,
+)
 from bench.machine import describe, write_results
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
@@ -105,9 +116,15 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
 RETRIED: list[int] = []  # the status of every answer a batch was sent again for
 
 
-def _service_ingest(served: Served, docs: Sequence[Doc]) -> tuple[float, int, list[dict[str, Any]]]:
-    """(seconds, peak worker RSS, items) for ``docs`` posted in batches from two client threads."""
-    return post_in_threads(served, INDEX, docs, BATCH, 2, retried=RETRIED)
+def _service_ingest(
+    client: Elasticsearch, served: Served, docs: Sequence[Doc]
+) -> tuple[float, int, list[dict[str, Any]], float, int]:
+    """(seconds, peak worker RSS, items, mean and most segments of the index meanwhile) for ``docs`` posted in
+    batches from two client threads: each segment is searched by every document's candidate search."""
+    (seconds, rss, items), mean, most = segments_during(
+        client, INDEX, lambda: post_in_threads(served, INDEX, docs, BATCH, 2, retried=RETRIED)
+    )
+    return seconds, rss, items, mean, most
 
 
 def _stored_clusters(client: Elasticsearch, ids: Sequence[str]) -> list[str]:
@@ -287,7 +304,7 @@ def main() -> None:
         _warm_up(client, served, docs[ingest : ingest + WARM_DOCS])
         bulk_s = _plain_bulk(client, docs[:ingest])
         wait_for_merges(client, poll=2.0)
-        early_s, early_rss, early_items = _service_ingest(served, docs[:ingest])
+        early_s, early_rss, early_items, early_mean, early_most = _service_ingest(client, served, docs[:ingest])
         truth = [d.group for d in docs[:ingest]]
         scores = pairwise_scores(truth, [i["cluster"] for i in early_items])
         offline = cluster_records(records[:ingest], lambda r: r.fingerprints, VerifyConfig())
@@ -298,16 +315,16 @@ def main() -> None:
         reconciled_scores = pairwise_scores(truth, reconciled)
         loaded = ingest
         load_s = _bulk_vectors_only(client, records, docs, 0, ingest)
-        late: tuple[float, int] | None = None
+        late: tuple[float, int, float, int] | None = None
         results: list[tuple[int, list[Row], dict[str, float], tuple[float, float, float], dict[str, float]]] = []
         merge_s = 0.0
         for step in steps:
             if step == n:
                 load_s += _bulk_neardup(client, docs, records, loaded, n - ingest)
                 merge_s += wait_for_merges(client, poll=2.0)
-                late_s, late_rss, _ = _service_ingest(served, docs[n - ingest : n])
+                late_s, late_rss, _, late_mean, late_most = _service_ingest(client, served, docs[n - ingest : n])
                 load_s += _bulk_vectors_only(client, records, docs, n - ingest, n)
-                late = (late_s, late_rss)
+                late = (late_s, late_rss, late_mean, late_most)
             else:
                 load_s += _bulk_neardup(client, docs, records, loaded, step)
             loaded = step
@@ -334,16 +351,16 @@ def main() -> None:
         f"{WARM_DOCS:,} other documents went through both into indices of their own (code compiled, as on a node "
         "that has been running). " + _service_mode(args.fingerprint_in_es, args.flag_in_es),
         "",
-        "| what | documents/s | × helpers.bulk | peak worker RSS MiB |",
-        "|---|---|---|---|",
-        f"| plain `helpers.bulk` | {ingest / bulk_s:,.0f} | 1.00 | |",
+        "| what | documents/s | × helpers.bulk | peak worker RSS MiB | segments (mean, most) |",
+        "|---|---|---|---|---|",
+        f"| plain `helpers.bulk` | {ingest / bulk_s:,.0f} | 1.00 | | |",
         f"| service, index empty (0 → {ingest:,}) | {ingest / early_s:,.0f} | {bulk_s / early_s:.2f} | "
-        f"{early_rss / 2**20:.0f} |",
+        f"{early_rss / 2**20:.0f} | {early_mean:.1f}, {early_most} |",
     ]
     if late is not None and n > ingest:
         out.append(
             f"| service, index holding {n - ingest:,} ({n - ingest:,} → {n:,}) | {ingest / late[0]:,.0f} | "
-            f"{bulk_s / late[0]:.2f} | {late[1] / 2**20:.0f} |"
+            f"{bulk_s / late[0]:.2f} | {late[1] / 2**20:.0f} | {late[2]:.1f}, {late[3]} |"
         )
         out.append("")
         out.append(f"Late vs early service rate: {early_s / late[0]:.2f}×.")
