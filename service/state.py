@@ -15,7 +15,7 @@ from neardup.errors import ClusterFingerprintFailed
 from neardup.es.client import RecordConfigs
 from neardup.es.indexing import IngestConfig
 from neardup.es.lookup import has_verify_script
-from neardup.es.pipeline import FLAG_PIPELINE_ID, PluginMissing, fingerprint_in_pipeline, install_pipeline
+from neardup.es.pipeline import PluginMissing, fingerprint_in_pipeline, install_pipeline, pipeline_id
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
 
@@ -58,9 +58,9 @@ class ServiceState:
                     raise ClusterFingerprintFailed(str(exc)) from exc
                 except ApiError as exc:
                     raise ClusterFingerprintFailed(
-                        f"the cluster refused the {FLAG_PIPELINE_ID!r} pipeline: {exc}"
+                        f"the cluster refused the {pipeline_id(True, self.settings)!r} pipeline: {exc}"
                     ) from exc
-                self._flag_pipeline = FLAG_PIPELINE_ID
+                self._flag_pipeline = pipeline_id(True, self.settings)
             return self._flag_pipeline
 
     def verify_in_es(self) -> bool:

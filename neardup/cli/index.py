@@ -96,8 +96,8 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
     if pipeline:
         install_pipeline(client, flag, settings)
-        use_pipeline(client, index, flag)
-        click.echo(f"installed ingest pipeline {pipeline_id(flag)}; it is the default pipeline of {index}")
+        use_pipeline(client, index, flag, settings)
+        click.echo(f"installed ingest pipeline {pipeline_id(flag, settings)}; it is the default pipeline of {index}")
 
 
 @click.command("index")

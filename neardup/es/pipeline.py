@@ -8,7 +8,7 @@ ingest node; the embedded node always has it.
 
 With ``flag=True`` the processor also assigns clusters inside Elasticsearch (``"flag": true``: a candidate search
 per document, the node's window of documents written moments ago, the offline clustering's rule); that pipeline is
-``neardup-flag``.
+``neardup-flag``. Settings other than the defaults get pipelines of their own (:func:`pipeline_id`).
 
 >>> config = pipeline_body()["processors"][0][PROCESSOR]
 >>> config["field"], config["title_field"], config["target_field"] == schema.ROOT, "flag" in config
@@ -22,6 +22,9 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +48,7 @@ __all__ = [
     "check_pipeline",
     "fingerprint_in_pipeline",
     "install_pipeline",
+    "is_neardup_pipeline",
     "nodes_without_processor",
     "pipeline_body",
     "pipeline_id",
@@ -84,9 +88,41 @@ class PipelineMissing(NeardupError):
         self.pipeline = pipeline
 
 
-def pipeline_id(flag: bool = False) -> str:
-    """The id of the fingerprinting pipeline, or of the flagging one."""
-    return FLAG_PIPELINE_ID if flag else PIPELINE_ID
+def pipeline_id(flag: bool = False, settings: Settings | None = None) -> str:
+    """The id of the fingerprinting pipeline, or of the flagging one, for ``settings`` (the defaults unless given):
+    ``neardup`` and ``neardup-flag`` with the processor settings of the defaults, else that id and a digest of the
+    processor's settings. Why: a pipeline is the cluster's, and a service or a CLI run with other settings
+    (``NEARDUP_MAX_CANDIDATES`` say) putting its body under the same id would change what every other writer's
+    documents get; under ids of their own they do not meet.
+
+    >>> pipeline_id(), pipeline_id(flag=True), pipeline_id(True, Settings(es_url="http://elsewhere:9200"))
+    ('neardup', 'neardup-flag', 'neardup-flag')
+    >>> other = pipeline_id(True, Settings(max_candidates=100))
+    >>> is_neardup_pipeline(other), other.startswith("neardup-flag-")
+    (True, True)
+    >>> other == pipeline_id(True, Settings(max_candidates=100))
+    True
+    >>> other != pipeline_id(True, Settings(min_shared=2)), pipeline_id(False, Settings(max_candidates=100))
+    (True, 'neardup')
+    """
+    base = FLAG_PIPELINE_ID if flag else PIPELINE_ID
+    processor = _processor(flag, settings or Settings())
+    if processor == _processor(flag, Settings()):
+        return base
+    digest = hashlib.sha256(json.dumps(processor, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{base}-{digest}"
+
+
+def is_neardup_pipeline(pipeline: str) -> bool:
+    """Is ``pipeline`` an id :func:`pipeline_id` gives?
+
+    >>> is_neardup_pipeline("neardup-flag-0a1b2c3d"), is_neardup_pipeline("neardup-mine")
+    (True, False)
+    """
+    return _PIPELINE_IDS.fullmatch(pipeline) is not None
+
+
+_PIPELINE_IDS = re.compile(rf"(?:{re.escape(PIPELINE_ID)}|{re.escape(FLAG_PIPELINE_ID)})(?:-[0-9a-f]{{8}})?")
 
 
 def pipeline_body(flag: bool = False, settings: Settings | None = None) -> dict[str, Any]:
@@ -95,8 +131,21 @@ def pipeline_body(flag: bool = False, settings: Settings | None = None) -> dict[
     assigns clusters as the service does (``max_candidates``, ``min_shared``; the node's window of documents it
     assigned moments ago is ``recent_seconds``). ``settings``: the defaults unless given (the CLI gives the
     environment's)."""
+    processor = _processor(flag, settings or Settings())
+    what = "the neardup.* fingerprint fields of each document's text and title"
+    if flag:
+        what += ", and its near-duplicate cluster"
+    return {
+        "description": f"neardup: {what}",
+        "processors": [{PROCESSOR: processor}],
+        "version": PIPELINE_VERSION,
+        "_meta": {"managed_by": "neardup"},
+    }
+
+
+def _processor(flag: bool, settings: Settings) -> dict[str, Any]:
+    """The ``neardup`` processor's definition in :func:`pipeline_body`."""
     fields = DocumentFields()
-    settings = settings or Settings()
     window = settings.recent_seconds
     processor: dict[str, Any] = {
         "field": fields.text,
@@ -105,7 +154,6 @@ def pipeline_body(flag: bool = False, settings: Settings | None = None) -> dict[
         "ignore_missing": False,
         "max_chars": settings.max_text_chars,
     }
-    what = "the neardup.* fingerprint fields of each document's text and title"
     if flag:
         processor |= {
             "flag": True,
@@ -113,13 +161,7 @@ def pipeline_body(flag: bool = False, settings: Settings | None = None) -> dict[
             "min_shared": settings.min_shared,
             "window_seconds": int(window) if window == int(window) else window,
         }
-        what += ", and its near-duplicate cluster"
-    return {
-        "description": f"neardup: {what}",
-        "processors": [{PROCESSOR: processor}],
-        "version": PIPELINE_VERSION,
-        "_meta": {"managed_by": "neardup"},
-    }
+    return processor
 
 
 def fingerprint_in_pipeline(
@@ -191,10 +233,10 @@ def check_pipeline(client: Elasticsearch, index: str) -> None:
 
 
 def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settings | None = None) -> None:
-    """``PUT _ingest/pipeline/neardup`` (``neardup-flag`` with ``flag``; idempotent) with :func:`pipeline_body`;
-    :class:`PluginMissing` when Elasticsearch refuses it for want of the processor."""
+    """``PUT _ingest/pipeline/ID`` (idempotent) with :func:`pipeline_body`, ID being :func:`pipeline_id` of the same
+    arguments; :class:`PluginMissing` when Elasticsearch refuses it for want of the processor."""
     try:
-        client.ingest.put_pipeline(id=pipeline_id(flag), body=pipeline_body(flag, settings))
+        client.ingest.put_pipeline(id=pipeline_id(flag, settings), body=pipeline_body(flag, settings))
     except BadRequestError as exc:
         error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
         if error.get("processor_type") == PROCESSOR or f"[{PROCESSOR}] is not installed" in str(error.get("reason")):
@@ -202,11 +244,13 @@ def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settin
         raise
 
 
-def use_pipeline(client: Elasticsearch, index: str, flag: bool = False) -> None:
-    """Make the pipeline ``index``'s ``index.default_pipeline``: a write to it that names no pipeline runs it.
-    Its index template names it too, so an ``index`` created again from the template runs it as well."""
-    install_index_template(client, index, pipeline_id(flag))
-    client.indices.put_settings(index=index, settings={DEFAULT_PIPELINE_SETTING: pipeline_id(flag)})
+def use_pipeline(client: Elasticsearch, index: str, flag: bool = False, settings: Settings | None = None) -> None:
+    """Make the pipeline (:func:`pipeline_id` of ``flag`` and ``settings``) ``index``'s ``index.default_pipeline``: a
+    write to it that names no pipeline runs it. Its index template names it too, so an ``index`` created again from
+    the template runs it as well."""
+    pipeline = pipeline_id(flag, settings)
+    install_index_template(client, index, pipeline)
+    client.indices.put_settings(index=index, settings={DEFAULT_PIPELINE_SETTING: pipeline})
 
 
 def _other_default_pipelines(client: Elasticsearch, index: str) -> list[str]:
@@ -214,7 +258,7 @@ def _other_default_pipelines(client: Elasticsearch, index: str) -> list[str]:
         return []
     found = client.indices.get_settings(index=index, name=DEFAULT_PIPELINE_SETTING, flat_settings=True).body
     names = {s.get("settings", {}).get(DEFAULT_PIPELINE_SETTING) for s in found.values()}
-    return sorted(n for n in names if n and n not in {PIPELINE_ID, FLAG_PIPELINE_ID, NO_PIPELINE})
+    return sorted(n for n in names if n and n != NO_PIPELINE and not is_neardup_pipeline(n))
 
 
 def _processor_json() -> str:

@@ -7,6 +7,7 @@ a failing candidate search fails its documents alone, quickly, naming them.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -16,9 +17,16 @@ from typing import Any
 import pytest
 from elasticsearch import BadRequestError, Elasticsearch, helpers
 
+from neardup.config import Settings
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
-from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, nodes_without_processor, pipeline_body
+from neardup.es.pipeline import (
+    FLAG_PIPELINE_ID,
+    install_pipeline,
+    nodes_without_processor,
+    pipeline_body,
+    pipeline_id,
+)
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.sets import Doc, news_set
@@ -344,3 +352,24 @@ def test_the_first_bulk_into_a_new_index_flags_from_the_window(
     assert {i: item.get("result") for i, item in items.items()} == {"n1": "created", "n2": "created"}, items
     stored = _stored(es, index_name, ["n1", "n2"])
     assert [stored["n1"][schema.CLUSTER], stored["n2"][schema.CLUSTER]] == ["n1", "n1"]
+
+
+def test_setup_flag_with_other_settings_installs_a_pipeline_of_their_own(
+    es: Elasticsearch, es_url: str, flag_pipeline: str, index_name: str
+) -> None:
+    """``NEARDUP_MIN_SHARED=2 neardup setup INDEX --pipeline --flag``: the index runs a pipeline with those settings,
+    under an id of its own, and the default ``neardup-flag`` other indices run is left as it was; setting the index
+    up again is not refused as "another default pipeline"."""
+    own = pipeline_id(True, Settings(min_shared=2))
+    es.options(ignore_status=404).ingest.delete_pipeline(id=own)
+    before = es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)[FLAG_PIPELINE_ID]
+    command = [sys.executable, "-m", "neardup", "setup", index_name, "--pipeline", "--flag", "--es-url", es_url]
+    env = os.environ | {"NEARDUP_MIN_SHARED": "2"}
+    for _ in range(2):
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, env=env)
+        assert result.returncode == 0, result.stderr
+        assert f"installed ingest pipeline {own}; it is the default pipeline of {index_name}" in result.stdout
+    settings = es.indices.get_settings(index=index_name, name="index.default_pipeline", flat_settings=True)
+    assert settings[index_name]["settings"]["index.default_pipeline"] == own != FLAG_PIPELINE_ID
+    assert es.ingest.get_pipeline(id=own)[own]["processors"][0]["neardup"]["min_shared"] == 2
+    assert es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)[FLAG_PIPELINE_ID] == before

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch
 
+from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch_in_pipeline
-from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline
+from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, pipeline_id
 from neardup.evaluation.sets import Doc
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
 from neardup.mappings import schema
@@ -89,6 +90,23 @@ def test_a_pipeline_deleted_after_first_use_is_put_back(
     assert [i["status"] for i in items] == ["created"] * 10
     assert FLAG_PIPELINE_ID in es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)
     assert all(v[schema.CLUSTER] for v in stored(es, index).values())
+
+
+def test_a_service_with_other_settings_flags_through_a_pipeline_of_its_own(
+    es_url: str, es: Elasticsearch, docs: list[Doc], indices: tuple[str, str]
+) -> None:
+    install_pipeline(es, flag=True)
+    default = es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)[FLAG_PIPELINE_ID]
+    own = pipeline_id(True, Settings(max_candidates=50))
+    es.options(ignore_status=404).ingest.delete_pipeline(id=own)
+    api = create_app({"es_url": es_url, "flag_in_es": True, "max_candidates": 50}).test_client()
+    items = post(api, indices[1], docs[:20], 20, "true")
+    assert [i["status"] for i in items] == ["created"] * 20
+    assert own != FLAG_PIPELINE_ID
+    assert es.ingest.get_pipeline(id=own)[own]["processors"][0]["neardup"]["max_candidates"] == 50
+    assert es.ingest.get_pipeline(id=FLAG_PIPELINE_ID)[FLAG_PIPELINE_ID] == default  # the other writers' is untouched
+    stats = es.nodes.stats(metric="ingest", filter_path=[f"nodes.*.ingest.pipelines.{own}.count"])
+    assert sum(n["ingest"]["pipelines"][own]["count"] for n in stats["nodes"].values()) == 20
 
 
 def test_a_plugin_fingerprinting_another_version_since_the_first_use_undoes_the_batch(
