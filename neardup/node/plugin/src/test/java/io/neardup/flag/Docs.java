@@ -1,5 +1,7 @@
 package io.neardup.flag;
 
+import java.util.Random;
+import java.util.TreeSet;
 import java.util.stream.LongStream;
 
 /** Small hand-made documents for the tests of this package: sketches as ranges, so Jaccard values are easy to see. */
@@ -30,5 +32,50 @@ final class Docs {
 
     static Fingerprinted other(String status, String exact) {
         return new Fingerprinted(new long[0], new long[] { 5 }, exact, status, null, true);
+    }
+
+    /** Sorted distinct unsigned 32-bit values, from a narrow range in odd rounds so that values repeat. */
+    static long[] randomSketch(Random random, int n, int round) {
+        long bound = round % 2 == 0 ? 0x1_0000_0000L : 300;
+        TreeSet<Long> values = new TreeSet<>();
+        while (values.size() < Math.min(n, bound)) {
+            values.add(random.nextLong(bound));
+        }
+        // the extremes of the unsigned range, where a signed reading would misorder
+        if (round % 5 == 0) {
+            values.add(0xFFFF_FFFFL);
+            values.add(0x8000_0000L);
+        }
+        return values.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** A sketch sharing a random part of {@code a}, with values of its own. */
+    static long[] sharing(Random random, long[] a) {
+        double keep = random.nextDouble();
+        TreeSet<Long> values = new TreeSet<>();
+        for (long v : a) {
+            if (random.nextDouble() < keep) {
+                values.add(v);
+            }
+        }
+        int extra = random.nextInt(64);
+        while (extra-- > 0) {
+            values.add(random.nextLong(0x1_0000_0000L));
+        }
+        return values.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Where {@link #stored} puts the first value: after bytes of something else, as a doc value's header. */
+    static final int STORED_AT = 3;
+
+    /** {@code values} as a stored sketch: little-endian 32-bit, from {@link #STORED_AT}. */
+    static byte[] stored(long[] values) {
+        byte[] bytes = new byte[STORED_AT + 4 * values.length];
+        for (int at = 0; at < values.length; at++) {
+            for (int c = 0; c < 4; c++) {
+                bytes[STORED_AT + 4 * at + c] = (byte) (values[at] >>> (8 * c));
+            }
+        }
+        return bytes;
     }
 }

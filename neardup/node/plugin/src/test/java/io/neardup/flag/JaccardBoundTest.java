@@ -1,10 +1,13 @@
 package io.neardup.flag;
 
+import static io.neardup.flag.Docs.STORED_AT;
+import static io.neardup.flag.Docs.randomSketch;
+import static io.neardup.flag.Docs.sharing;
+import static io.neardup.flag.Docs.stored;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** {@link JaccardBound} against {@link Similarity#jaccard} itself. */
@@ -16,10 +19,10 @@ class JaccardBoundTest {
         int close = 0;
         for (int round = 0; round < 50_000; round++) {
             int k = round % 7 == 0 ? 1 + random.nextInt(8) : Similarity.SKETCH_SIZE;
-            long[] a = sketch(random, random.nextInt(140));
-            long[] b = round % 2 == 0 ? overlapping(random, a) : sketch(random, random.nextInt(140));
+            long[] a = randomSketch(random, random.nextInt(140), round);
+            long[] b = round % 2 == 0 ? sharing(random, a) : randomSketch(random, random.nextInt(140), round + 1);
             double estimate = Similarity.jaccard(a, b, k);
-            double bound = new JaccardBound(a, k).upperBound(stored(b), 3, b.length);
+            double bound = new JaccardBound(a, k).upperBound(stored(b), STORED_AT, b.length);
             assertTrue(bound >= estimate, "round " + round + ": bound " + bound + " below the estimate " + estimate);
             compared++;
             close += bound - estimate < 0.05 && estimate > 0 ? 1 : 0;
@@ -30,14 +33,14 @@ class JaccardBoundTest {
 
     @Test
     void anEmptySketchBoundsAtZero() {
-        assertEquals(0.0, new JaccardBound(new long[0], 128).upperBound(stored(new long[] { 1, 2 }), 3, 2));
-        assertEquals(0.0, new JaccardBound(new long[] { 1, 2 }, 128).upperBound(stored(new long[0]), 3, 0));
+        assertEquals(0.0, new JaccardBound(new long[0], 128).upperBound(stored(new long[] { 1, 2 }), STORED_AT, 2));
+        assertEquals(0.0, new JaccardBound(new long[] { 1, 2 }, 128).upperBound(stored(new long[0]), STORED_AT, 0));
     }
 
     @Test
     void equalSketchesBoundAtOne() {
-        long[] a = sketch(new Random(3), 100); // at most k values: each one counted, none more
-        assertEquals(1.0, new JaccardBound(a, 128).upperBound(stored(a), 3, a.length));
+        long[] a = randomSketch(new Random(3), 100, 2); // at most k values: each one counted, none more
+        assertEquals(1.0, new JaccardBound(a, 128).upperBound(stored(a), STORED_AT, a.length));
     }
 
     @Test
@@ -46,50 +49,10 @@ class JaccardBoundTest {
         Random random = new Random(11);
         int refused = 0;
         for (int round = 0; round < 10_000; round++) {
-            long[] a = sketch(random, Similarity.SKETCH_SIZE);
-            long[] b = sketch(random, Similarity.SKETCH_SIZE);
-            refused += new JaccardBound(a, Similarity.SKETCH_SIZE).upperBound(stored(b), 3, b.length) < 0.2 ? 1 : 0;
+            long[] a = randomSketch(random, Similarity.SKETCH_SIZE, 2);
+            long[] b = randomSketch(random, Similarity.SKETCH_SIZE, 2);
+            refused += new JaccardBound(a, Similarity.SKETCH_SIZE).upperBound(stored(b), STORED_AT, b.length) < 0.2 ? 1 : 0;
         }
         assertEquals(10_000, refused);
-    }
-
-    /** Sorted distinct values over the unsigned 32-bit range, its extremes included every few. */
-    private static long[] sketch(Random random, int n) {
-        TreeSet<Long> values = new TreeSet<>();
-        while (values.size() < n) {
-            values.add(random.nextLong(0x1_0000_0000L));
-        }
-        if (n > 2 && random.nextInt(5) == 0) {
-            values.add(0xFFFF_FFFFL);
-            values.add(0x8000_0000L);
-        }
-        return values.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    /** A sketch holding a random share of {@code a}, with values of its own. */
-    private static long[] overlapping(Random random, long[] a) {
-        double keep = random.nextDouble();
-        TreeSet<Long> values = new TreeSet<>();
-        for (long v : a) {
-            if (random.nextDouble() < keep) {
-                values.add(v);
-            }
-        }
-        int extra = random.nextInt(64);
-        while (extra-- > 0) {
-            values.add(random.nextLong(0x1_0000_0000L));
-        }
-        return values.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    /** {@code values} as stored: little-endian 32-bit, after 3 bytes of something else. */
-    private static byte[] stored(long[] values) {
-        byte[] bytes = new byte[3 + 4 * values.length];
-        for (int at = 0; at < values.length; at++) {
-            for (int c = 0; c < 4; c++) {
-                bytes[3 + 4 * at + c] = (byte) (values[at] >>> (8 * c));
-            }
-        }
-        return bytes;
     }
 }

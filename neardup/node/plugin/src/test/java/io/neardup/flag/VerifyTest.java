@@ -1,9 +1,13 @@
 package io.neardup.flag;
 
 import static io.neardup.flag.Docs.ok;
+import static io.neardup.flag.Docs.STORED_AT;
 import static io.neardup.flag.Docs.other;
+import static io.neardup.flag.Docs.randomSketch;
 import static io.neardup.flag.Docs.range;
 import static io.neardup.flag.Docs.ranges;
+import static io.neardup.flag.Docs.sharing;
+import static io.neardup.flag.Docs.stored;
 import static io.neardup.flag.Docs.withMeta;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,7 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Optional;
 import java.util.Random;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** {@link Verify}, {@link Similarity} and {@link PyRound} on hand-made cases; every expected value is Python's. */
@@ -35,51 +38,15 @@ class VerifyTest {
         int overlapping = 0;
         for (int round = 0; round < 20_000; round++) {
             int k = round % 7 == 0 ? 1 + random.nextInt(8) : Similarity.SKETCH_SIZE;
-            long[] a = sortedDistinct(random, random.nextInt(140), round);
-            long[] b = round % 3 == 0 ? shared(random, a) : sortedDistinct(random, random.nextInt(140), round + 1);
-            byte[] bytes = new byte[3 + 4 * b.length];
-            for (int at = 0; at < b.length; at++) {
-                for (int c = 0; c < 4; c++) {
-                    bytes[3 + 4 * at + c] = (byte) (b[at] >>> (8 * c));
-                }
-            }
+            long[] a = randomSketch(random, random.nextInt(140), round);
+            long[] b = round % 3 == 0 ? sharing(random, a) : randomSketch(random, random.nextInt(140), round + 1);
             double expected = Similarity.jaccard(a, b, k);
-            assertEquals(expected, Similarity.jaccard(a, a.length, bytes, 3, b.length, k), "round " + round);
+            assertEquals(expected, Similarity.jaccard(a, a.length, stored(b), STORED_AT, b.length, k), "round " + round);
             compared++;
             overlapping += expected > 0 ? 1 : 0;
         }
         assertEquals(20_000, compared);
         assertTrue(overlapping > 5_000, "too few overlapping sketches compared: " + overlapping);
-    }
-
-    /** Sorted distinct unsigned 32-bit values, from a narrow range every other round so that values repeat. */
-    private static long[] sortedDistinct(Random random, int n, int round) {
-        long bound = round % 2 == 0 ? 0x1_0000_0000L : 300;
-        TreeSet<Long> values = new java.util.TreeSet<>();
-        while (values.size() < Math.min(n, bound)) {
-            values.add(random.nextLong(bound));
-        }
-        // the extremes of the unsigned range, where a signed reading would misorder
-        if (round % 5 == 0) {
-            values.add(0xFFFF_FFFFL);
-            values.add(0x8000_0000L);
-        }
-        return values.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    /** A sketch sharing a random part of {@code a}, with values of its own. */
-    private static long[] shared(Random random, long[] a) {
-        TreeSet<Long> values = new java.util.TreeSet<>();
-        for (long v : a) {
-            if (random.nextBoolean()) {
-                values.add(v);
-            }
-        }
-        int extra = random.nextInt(64);
-        while (extra-- > 0) {
-            values.add(random.nextLong(0x1_0000_0000L));
-        }
-        return values.stream().mapToLong(Long::longValue).toArray();
     }
 
     @Test
