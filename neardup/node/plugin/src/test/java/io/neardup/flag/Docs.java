@@ -1,5 +1,7 @@
 package io.neardup.flag;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
@@ -77,5 +79,24 @@ final class Docs {
             }
         }
         return bytes;
+    }
+
+    /** One random case of the sketch tests: the k of the estimate and two sketches. */
+    record SketchPair(int k, long[] a, long[] b) {}
+
+    /**
+     * {@code rounds} random cases from {@code seed}: k small every 7th round, {@code b} sharing part of {@code a} every
+     * other round, values repeating and the extremes of the unsigned range in some.
+     */
+    static List<SketchPair> sketchPairs(long seed, int rounds) {
+        Random random = new Random(seed);
+        List<SketchPair> pairs = new ArrayList<>(rounds);
+        for (int round = 0; round < rounds; round++) {
+            int k = round % 7 == 0 ? 1 + random.nextInt(8) : Similarity.SKETCH_SIZE;
+            long[] a = randomSketch(random, random.nextInt(140), round);
+            long[] b = round % 2 == 0 ? sharing(random, a) : randomSketch(random, random.nextInt(140), round + 1);
+            pairs.add(new SketchPair(k, a, b));
+        }
+        return pairs;
     }
 }

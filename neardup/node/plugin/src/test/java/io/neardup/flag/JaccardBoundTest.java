@@ -2,7 +2,7 @@ package io.neardup.flag;
 
 import static io.neardup.flag.Docs.STORED_AT;
 import static io.neardup.flag.Docs.randomSketch;
-import static io.neardup.flag.Docs.sharing;
+import static io.neardup.flag.Docs.sketchPairs;
 import static io.neardup.flag.Docs.stored;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,16 +14,12 @@ import org.junit.jupiter.api.Test;
 class JaccardBoundTest {
     @Test
     void theBoundIsNeverBelowTheEstimate() {
-        Random random = new Random(20261126);
         int compared = 0;
         int close = 0;
-        for (int round = 0; round < 50_000; round++) {
-            int k = round % 7 == 0 ? 1 + random.nextInt(8) : Similarity.SKETCH_SIZE;
-            long[] a = randomSketch(random, random.nextInt(140), round);
-            long[] b = round % 2 == 0 ? sharing(random, a) : randomSketch(random, random.nextInt(140), round + 1);
-            double estimate = Similarity.jaccard(a, b, k);
-            double bound = new JaccardBound(a, k).upperBound(stored(b), STORED_AT, b.length);
-            assertTrue(bound >= estimate, "round " + round + ": bound " + bound + " below the estimate " + estimate);
+        for (Docs.SketchPair p : sketchPairs(20261126, 50_000)) {
+            double estimate = Similarity.jaccard(p.a(), p.b(), p.k());
+            double bound = new JaccardBound(p.a(), p.k()).upperBound(stored(p.b()), STORED_AT, p.b().length);
+            assertTrue(bound >= estimate, "case " + compared + ": bound " + bound + " below the estimate " + estimate);
             compared++;
             close += bound - estimate < 0.05 && estimate > 0 ? 1 : 0;
         }
