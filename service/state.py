@@ -52,15 +52,14 @@ class ServiceState:
         with self.lock:
             if self._flag_pipeline is None or again:
                 fingerprint_in_pipeline(self.client, [("版本", None)], self.fingerprinter.version, self.settings)
+                pipeline = pipeline_id(True, self.settings)
                 try:
                     install_pipeline(self.client, flag=True, settings=self.settings)
                 except PluginMissing as exc:
                     raise ClusterFingerprintFailed(str(exc)) from exc
                 except ApiError as exc:
-                    raise ClusterFingerprintFailed(
-                        f"the cluster refused the {pipeline_id(True, self.settings)!r} pipeline: {exc}"
-                    ) from exc
-                self._flag_pipeline = pipeline_id(True, self.settings)
+                    raise ClusterFingerprintFailed(f"the cluster refused the {pipeline!r} pipeline: {exc}") from exc
+                self._flag_pipeline = pipeline
             return self._flag_pipeline
 
     def verify_in_es(self) -> bool:

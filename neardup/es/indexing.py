@@ -27,7 +27,7 @@ from typing import Any
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
-from neardup.errors import ClusterFingerprintFailed, NeardupError
+from neardup.errors import NeardupError
 from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_many, verify_pairs
@@ -36,7 +36,7 @@ from neardup.mappings.schema import Stored
 
 from .documents import Incoming
 from .lookup import search_candidates
-from .pipeline import NO_PIPELINE, PipelineMissing
+from .pipeline import NO_PIPELINE, PipelineMissing, other_version
 from .recent import RecentWrites
 
 __all__ = [
@@ -262,28 +262,15 @@ def index_batch_in_pipeline(
     actions = [{"_op_type": "index", "_index": index, "_id": d.id, "_source": d.body()} for d in docs]
     # not sent again on a timeout: a write that did happen would come back as a re-sent batch (see above)
     outcomes = _bulk(client.options(retry_on_timeout=False), actions, config, pipeline)
-    missing = [info for ok, info in outcomes if not ok and _no_such_pipeline(info, pipeline)]
-    if missing and len(missing) == len(outcomes):
+    if outcomes and all(not ok and _no_such_pipeline(info, pipeline) for ok, info in outcomes):
         raise PipelineMissing(pipeline)
     written = [k for k, (ok, _) in enumerate(outcomes) if ok]
     stored = _read_back(client, index, [ids[k] for k in written])
     wrong = {v for _, v in stored.values()} - {fingerprinter.version}
     if wrong:
         _undo(client, index, [ids[k] for k in written], {}, config)
-        raise ClusterFingerprintFailed(
-            f"the cluster's neardup plugin fingerprints as {', '.join(sorted(wrong))}, this process as "
-            f"{fingerprinter.version}: install the plugin built from this version (`neardup plugin build`)"
-        )
-    results = [
-        _item(ok, info, *stored[ids[k]][0])
-        if ok and ids[k] in stored
-        else _refused(
-            ids[k], "written, then gone when read back (a final pipeline dropped it, or it was deleted)", None
-        )
-        if ok
-        else _item(ok, info, None, None, None, None)
-        for k, (ok, info) in enumerate(outcomes)
-    ]
+        raise other_version(wrong, fingerprinter.version)
+    results = [_read_item(ids[k], ok, info, stored) for k, (ok, info) in enumerate(outcomes)]
 
     def again(kept: list[int]) -> list[ItemResult]:
         client.indices.refresh(index=index)  # the earlier batches the pipeline wrote, for the second pass's search
@@ -320,6 +307,19 @@ def _settle_refusals(
         r if r.id not in redone or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
         for r in results
     ]
+
+
+def _read_item(
+    doc_id: str, ok: bool, info: dict[str, Any], stored: dict[str, tuple[tuple[Any, ...], str]]
+) -> ItemResult:
+    """A bulk item of the pipeline's write, with the assignment :func:`_read_back` found for it."""
+    if not ok:
+        return _item(ok, info, None, None, None, None)
+    if doc_id not in stored:
+        return _refused(
+            doc_id, "written, then gone when read back (a final pipeline dropped it, or it was deleted)", None
+        )
+    return _item(ok, info, *stored[doc_id][0])
 
 
 def _no_such_pipeline(info: dict[str, Any], pipeline: str) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from elasticsearch import BadRequestError, Elasticsearch
@@ -50,6 +50,7 @@ __all__ = [
     "install_pipeline",
     "is_neardup_pipeline",
     "nodes_without_processor",
+    "other_version",
     "pipeline_body",
     "pipeline_id",
     "use_pipeline",
@@ -188,12 +189,17 @@ def fingerprint_in_pipeline(
             raise ClusterFingerprintFailed(f"the neardup processor refused document {k}: {item['error'].get('reason')}")
         record = schema.record_of(item["doc"]["_source"][schema.ROOT])
         if record.version != version:
-            raise ClusterFingerprintFailed(
-                f"the cluster's neardup plugin fingerprints as {record.version}, this process as {version}: "
-                "install the plugin built from this version (`neardup plugin build`)"
-            )
+            raise other_version([record.version], version)
         out.append(record)
     return out
+
+
+def other_version(theirs: Iterable[str], ours: str) -> ClusterFingerprintFailed:
+    """The error for a cluster whose neardup plugin fingerprints as ``theirs``, not as this process (``ours``)."""
+    return ClusterFingerprintFailed(
+        f"the cluster's neardup plugin fingerprints as {', '.join(sorted(set(theirs)))}, this process as {ours}: "
+        "install the plugin built from this version (`neardup plugin build`)"
+    )
 
 
 def nodes_without_processor(client: Elasticsearch) -> list[str]:

@@ -218,11 +218,6 @@ public final class TermPresence {
             return bits;
         }
 
-        /** False only for a term the field does not hold. */
-        boolean mightContain(BytesRef term) {
-            return mightContain(key(term));
-        }
-
         /** False only for a term the field does not hold; {@code key} is the term's {@link TermPresence#key}. */
         boolean mightContain(long key) {
             long bits = bits(key);
