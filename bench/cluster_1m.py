@@ -46,18 +46,19 @@ def make_data(n: int, planted: int, seeds: int = 1, seed: int = 42) -> tuple[np.
     return (fps[:, 0].copy() if seeds == 1 else fps), sources
 
 
-def run_one(method: str, n: int, planted: int) -> dict[str, float]:
+def run_one(method: str, n: int, planted: int, max_bucket: int | None) -> dict[str, float]:
     if method == "candidates":
-        from neardup.ingest.cluster import DEFAULT_MIN_SHARED, candidate_pairs
+        from neardup.ingest.cluster import DEFAULT_MAX_BUCKET, DEFAULT_MIN_SHARED, candidate_pairs
 
         fps16, sources = make_data(n, planted, SEEDS)
+        bucket = DEFAULT_MAX_BUCKET if max_bucket is None else max_bucket
         start = time.perf_counter()
-        i, j = candidate_pairs(fps16, min_shared=DEFAULT_MIN_SHARED)
+        i, j = candidate_pairs(fps16, max_bucket=bucket, min_shared=DEFAULT_MIN_SHARED)
         seconds = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the check below
         planted_pairs = sources.astype(np.int64) * n + np.arange(n - planted, n, dtype=np.int64)
         found = int(np.isin(planted_pairs, i * n + j).sum())
-        return {"seconds": seconds, "found": found, "peak_mib": peak, "pairs": int(i.size)}
+        return {"seconds": seconds, "found": found, "peak_mib": peak, "pairs": int(i.size), "max_bucket": bucket}
     fps, sources = make_data(n, planted)
     if method == "neardup":
         from neardup.ingest.cluster import cluster_fingerprints
@@ -88,15 +89,21 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--planted", type=int, default=10_000)
     parser.add_argument("--no-candidates", action="store_true", help="skip the 16-seed candidate stage")
+    parser.add_argument(
+        "--max-bucket",
+        type=int,
+        help="the candidate stage's max_bucket (default: the clustering's): larger (seed, block) buckets are split",
+    )
     args = parser.parse_args()
     n, planted = args.docs, args.planted
     if args.method:
-        print(json.dumps(run_one(args.method, n, planted)))
+        print(json.dumps(run_one(args.method, n, planted, args.max_bucket)))
         return
     results = {}
     for method in ("neardup", "simhash-pybind", *(() if args.no_candidates else ("candidates",))):
         proc = subprocess.run(
-            [sys.executable, "-m", "bench.cluster_1m", method, "--docs", str(n), "--planted", str(planted)],
+            [sys.executable, "-m", "bench.cluster_1m", method, "--docs", str(n), "--planted", str(planted)]
+            + ([] if args.max_bucket is None else ["--max-bucket", str(args.max_bucket)]),
             capture_output=True,
             text=True,
             check=True,
@@ -106,6 +113,7 @@ def main() -> None:
     label = f"{n // 1_000_000}m" if n % 1_000_000 == 0 else str(n)
     command = "python -m bench.cluster_1m" + ("" if n == 1_000_000 else f" --docs {n} --planted {planted}")
     command += " --no-candidates" if args.no_candidates else ""
+    command += "" if args.max_bucket is None else f" --max-bucket {args.max_bucket}"
     cand = results.pop("candidates", None)
     lines = [
         f"# Batch clustering, {n:,} fingerprints (k = 3)",
@@ -130,12 +138,13 @@ def main() -> None:
             "",
             f"Candidate stage of the record clustering, {SEEDS} seeds per document ({SEEDS * 4} (seed, block) tables,",
             "each document keeping its 64 best-sharing candidates; the planted copies differ by 0-3 bits under",
-            "every seed):",
+            f"every seed). A (seed, block) bucket holds {n / 65536:.1f} documents on average; one of more than",
+            "`max_bucket` is split by the 12-bit sub-blocks of the other 48 bits (pairs in it must share one too):",
             "",
-            "| documents | seconds | candidate pairs | planted pairs among them | peak RSS MiB |",
-            "|---|---|---|---|---|",
-            f"| {n:,} | {cand['seconds']:.2f} | {cand['pairs']:,} | {cand['found']:,}/{planted:,} | "
-            f"{cand['peak_mib']:.0f} |",
+            "| documents | max_bucket | seconds | candidate pairs | planted pairs among them | peak RSS MiB |",
+            "|---|---|---|---|---|---|",
+            f"| {n:,} | {cand['max_bucket']} | {cand['seconds']:.2f} | {cand['pairs']:,} | "
+            f"{cand['found']:,}/{planted:,} | {cand['peak_mib']:.0f} |",
         ]
     )
     write_results(RESULTS / f"cluster_{label}.md", lines)

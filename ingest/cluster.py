@@ -58,7 +58,10 @@ __all__ = [
 ]
 
 I64 = npt.NDArray[np.int64]
-DEFAULT_MAX_BUCKET = 256
+#: the most members a (seed, block) bucket is paired whole in; a larger one is split by sub-blocks. Chance
+#: alone puts n / 65,536 documents in a bucket (15 at a million, 153 at ten million); paired whole, each of
+#: ten million documents would pair with 64 others in each of the 64 tables, 4·10^10 pairs in all
+DEFAULT_MAX_BUCKET = 64
 #: how many earlier members of one bucket a document is paired with
 DEFAULT_WINDOW = 64
 #: how many candidates a document keeps (those sharing the most block tokens)
@@ -103,18 +106,27 @@ def _bucket_pairs(
     """Pairs among ``members`` (ascending) with equal ``keys``, each member with at most ``window`` earlier
     ones. A bucket over ``max_bucket`` is split by the 12-bit sub-blocks of ``rest`` (the other 48 bits):
     its pairs need an equal sub-block too."""
-    order = members[np.argsort(keys[members].astype(np.uint16), kind="stable")]  # 16-bit keys: a radix sort
-    k = keys[order]
+    if members.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    # (key, position) packed in one word and sorted: the order of a stable sort by key, and the keys in
+    # that order, without gathering them (at ten million documents a random gather costs about a sort)
+    bits = np.uint64(max(1, int(members[-1]).bit_length()))
+    packed = np.sort((keys[members] << bits) | members.astype(np.uint64))
+    order = (packed & ((np.uint64(1) << bits) - np.uint64(1))).astype(np.int64)
+    k = packed >> bits
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     sizes = np.diff(np.r_[starts, k.size])
     big = np.repeat(sizes > max_bucket, sizes)
-    outs = [_pairs_in_runs(order[~big], k[~big], window)]
-    big_order = order[big]
-    for j in range(4 if big_order.size else 0):
-        sub = (rest[big_order] >> np.uint64(12 * (3 - j))) & np.uint64(0xFFF)
-        combined = (keys[big_order] << np.uint64(12)) | sub
-        o = np.argsort(combined, kind="stable")
-        outs.append(_pairs_in_runs(big_order[o], combined[o], window))
+    everything = bool(big.all())
+    outs = [] if everything else [_pairs_in_runs(order[~big], k[~big], window)]
+    if everything or big.any():
+        big_order, big_keys = (order, k) if everything else (order[big], k[big])
+        big_keys = big_keys << np.uint64(12)
+        big_rest = rest[big_order]
+        for j in range(4):
+            combined = big_keys | ((big_rest >> np.uint64(12 * (3 - j))) & np.uint64(0xFFF))
+            o = np.argsort(combined, kind="stable")
+            outs.append(_pairs_in_runs(big_order[o], combined[o], window))
     return np.concatenate([p[0] for p in outs]), np.concatenate([p[1] for p in outs])
 
 

@@ -24,6 +24,30 @@ from neardup.ingest.verify import Match, VerifyConfig
 u64 = st.integers(min_value=0, max_value=2**64 - 1)
 
 
+def test_a_bucket_of_more_than_64_is_split_so_ten_million_documents_stay_tractable() -> None:
+    # documents sharing their first block, random elsewhere: 64 of them are paired whole (each with every earlier
+    # one); a 65th splits the bucket, and of its pairs only those sharing a 12-bit sub-block of the other 48 bits
+    # stay. Chance alone puts 153 documents in a bucket at ten million: paired whole, 64 tables × 64 pairs each.
+    rng = np.random.default_rng(5)
+    fps = [0xABCD << 48 | int(r) for r in rng.integers(0, 2**48, size=65, dtype=np.uint64)]
+
+    def part(x: int, shift: int, mask: int) -> int:
+        return (x >> shift) & mask
+
+    pairs = [(a, b) for b in range(65) for a in range(b)]
+    elsewhere = {
+        (a, b) for a, b in pairs if any(part(fps[a], s, 0xFFFF) == part(fps[b], s, 0xFFFF) for s in (0, 16, 32))
+    }
+    sub_block = {
+        (a, b) for a, b in pairs if any(part(fps[a], s, 0xFFF) == part(fps[b], s, 0xFFF) for s in (0, 12, 24, 36))
+    }
+    whole_i, _ = candidate_pairs(np.array(fps[:64], dtype=np.uint64).reshape(-1, 1))
+    split_i, split_j = candidate_pairs(np.array(fps, dtype=np.uint64).reshape(-1, 1))
+    assert whole_i.size == 64 * 63 // 2
+    assert set(zip(split_i.tolist(), split_j.tolist(), strict=True)) == sub_block | elsewhere
+    assert len(sub_block | elsewhere) < 20
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(u64, min_size=2, max_size=40), st.data())
 def test_candidate_pairs_contain_every_pair_within_three_bits(values: list[int], data: st.DataObject) -> None:

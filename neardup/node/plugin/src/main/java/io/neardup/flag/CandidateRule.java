@@ -31,7 +31,7 @@ import java.util.Map;
  */
 public final class CandidateRule {
     /** The defaults of {@code ingest/cluster.py} (flagging's in-batch rule uses them all but {@code min_shared}). */
-    public static final int DEFAULT_MAX_BUCKET = 256;
+    public static final int DEFAULT_MAX_BUCKET = 64;
     public static final int DEFAULT_WINDOW = 64;
     public static final int DEFAULT_MAX_CANDIDATES = 64;
     public static final int DEFAULT_MIN_SHARED = 1;

@@ -54,6 +54,20 @@ class CandidateRuleTest {
     }
 
     @Test
+    void aBucketOfMoreThan64IsSplit() {
+        // documents sharing block 0 and nothing else, not even a 12-bit sub-block: 64 are paired whole, 65 not at all
+        List<Fingerprinted> pool = new ArrayList<>();
+        for (long k = 0; k < 65; k++) {
+            pool.add(ok(new long[] { 0xABCDL << 48 | k << 36 | k << 24 | k << 12 | k }));
+        }
+        int[][] whole = RULE.earlier(pool.subList(0, 64));
+        assertArrayEquals(IntStream.range(0, 63).toArray(), whole[63]);
+        assertEquals(64 * 63 / 2, IntStream.range(0, 64).map(j -> whole[j].length).sum());
+        int[][] split = RULE.earlier(pool);
+        assertEquals(0, IntStream.range(0, 65).map(j -> split[j].length).sum());
+    }
+
+    @Test
     void anOversizedBucketIsSplitBySubBlocks() {
         // 257 documents with block 0 equal; of the other 48 bits only docs 0 and 256 share a 12-bit sub-block
         // (and block 3, by the way)
