@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["EmbeddedESError", "NeardupError", "SearchFailed", "UsageError"]
+__all__ = ["BatchNotUndone", "EmbeddedESError", "NeardupError", "SearchFailed", "UsageError"]
 
 
 class NeardupError(Exception):
@@ -45,3 +45,16 @@ class SearchFailed(NeardupError):
         super().__init__(f"candidate search failed ({status}): {error.get('reason') or error.get('type') or error}")
         self.status = status
         self.error = error
+
+
+class BatchNotUndone(NeardupError):
+    """An all-or-nothing batch had refused documents, and Elasticsearch went away before the written ones were
+    undone: ``written`` may still be stored. Sending the batch again when Elasticsearch is back writes it whole."""
+
+    def __init__(self, written: list[str]) -> None:
+        shown = ", ".join(written[:5]) + (", …" if len(written) > 5 else "")
+        super().__init__(
+            "Elasticsearch became unreachable while a refused all-or-nothing batch was undone; "
+            f"{len(written)} of its documents may still be written ({shown}): send the batch again"
+        )
+        self.written = written

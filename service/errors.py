@@ -14,7 +14,7 @@ from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout
 from flask import Response, jsonify
 
-from neardup.errors import ClusterFingerprintFailed, SearchFailed
+from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFailed
 
 __all__ = ["ApiError", "error_body", "error_response", "register_error_handlers"]
 
@@ -71,6 +71,10 @@ def register_error_handlers(app: APIFlask) -> None:
     @app.errorhandler(ConnectionTimeout)
     def _es_down(exc: Exception) -> tuple[Response, int]:
         return error_response(503, "elasticsearch_unavailable", "Elasticsearch is unreachable; retry later")
+
+    @app.errorhandler(BatchNotUndone)
+    def _not_undone(exc: BatchNotUndone) -> tuple[Response, int]:
+        return error_response(503, "elasticsearch_unavailable", str(exc), {"written": exc.written})
 
     @app.errorhandler(ESApiError)
     def _es_error(exc: ESApiError) -> tuple[Response, int]:

@@ -15,6 +15,9 @@ A batch is all-or-nothing by default (``IngestConfig.atomic``): when Elasticsear
 items written before are put back as they were (deleted, or their previous version restored). A
 partial batch (``atomic=False``) keeps what was written, and the written documents are assigned again
 without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document that was not written.
+When Elasticsearch goes away after a first chunk was written, the documents not sent are refused ones; an
+all-or-nothing batch that then cannot be undone raises :class:`~neardup.errors.BatchNotUndone`, naming
+the documents that may stay written.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
-from neardup.errors import NeardupError
+from neardup.errors import BatchNotUndone, NeardupError
 from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_many, verify_pairs
@@ -377,7 +380,10 @@ def _undo(
         refresh=config.refresh,
         pipeline=NO_PIPELINE,
     )
-    failed = [item for ok, item in stream if not ok]
+    try:
+        failed = [item for ok, item in stream if not ok]
+    except (ESConnectionError, ConnectionTimeout) as exc:
+        raise BatchNotUndone(list(ids)) from exc
     if failed:
         raise NeardupError(f"a refused batch could not be undone for {len(failed)} documents: {failed[0]}")
 

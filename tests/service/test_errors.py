@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 
 from neardup import node as esnode
 from neardup.config import default_home
+from neardup.errors import BatchNotUndone
 from neardup.service import create_app
 
 pytestmark = pytest.mark.es
@@ -142,6 +143,21 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(es_url: str) -> None:
+    # how a write view fails when Elasticsearch goes away mid-batch (tests/es/test_outage_mid_batch.py makes it
+    # happen); raised here from a route of the test's own, through the service's own error handlers
+    app = create_app({"es_url": es_url})
+
+    def fail() -> None:
+        raise BatchNotUndone(["a", "b"])
+
+    app.add_url_rule("/test-not-undone", view_func=fail)
+    body = _error(app.test_client().get("/test-not-undone"), 503)
+    assert body["type"] == "elasticsearch_unavailable"
+    assert "2 of its documents may still be written (a, b)" in body["message"]
+    assert body["detail"] == {"written": ["a", "b"]}
 
 
 @pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
