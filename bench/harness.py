@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -136,17 +137,20 @@ Row = tuple[str, float, float, float | None, int]
 
 @contextmanager
 def elasticsearch(port: int, heap: str) -> Iterator[tuple[str, str]]:
-    """(url, label): ``NEARDUP_ES_URL`` when set, else a fresh embedded node, stopped afterwards."""
+    """(url, label): ``NEARDUP_ES_URL`` when set, else a fresh embedded node, stopped and deleted afterwards."""
     url = os.environ.get("NEARDUP_ES_URL")
     if url:
         yield url, url
         return
     data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
-    info, _ = esnode.start(Settings.from_env().home, data, port=port, heap=heap)
     try:
-        yield info.url, f"embedded {esnode.ES_VERSION}"
+        info, _ = esnode.start(Settings.from_env().home, data, port=port, heap=heap)
+        try:
+            yield info.url, f"embedded {esnode.ES_VERSION}"
+        finally:
+            esnode.stop(data)
     finally:
-        esnode.stop(data)
+        shutil.rmtree(data, ignore_errors=True)  # a 1M-document bench leaves gigabytes
 
 
 @dataclass

@@ -5,6 +5,7 @@ and an all-or-nothing batch that cannot be undone says which documents may stay 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import tempfile
 from collections.abc import Callable, Iterator
@@ -57,6 +58,7 @@ def node() -> Iterator[Node]:
     n = Node()
     yield n
     n.stop()
+    shutil.rmtree(n.data, ignore_errors=True)
 
 
 def _docs() -> list[Incoming]:

@@ -60,13 +60,15 @@ final class Flagger {
     private final IndexedAt clock;
     private final Executor executor;
     private final ThreadContext threadContext;
+    private final SearchGate searches;
 
-    Flagger(Client client, FlagWindow window, IndexedAt clock, Executor executor, ThreadContext threadContext) {
+    Flagger(Client client, FlagWindow window, IndexedAt clock, Executor executor, ThreadContext threadContext, SearchGate searches) {
         this.client = client;
         this.window = window;
         this.clock = clock;
         this.executor = executor;
         this.threadContext = threadContext;
+        this.searches = searches;
     }
 
     FlagWindow window() {
@@ -204,7 +206,15 @@ final class Flagger {
                     + " failed: " + ExceptionsHelper.unwrapCause(e), e));
             }
         });
-        client.search(CandidateSearch.request(job.index, job.target, job.id, job.fields, job.doc, job.settings), preserving(listener));
+        searches.run(done -> inContext(job, () -> {
+            try {
+                client.search(CandidateSearch.request(job.index, job.target, job.id, job.fields, job.doc, job.settings),
+                    preserving(ActionListener.runBefore(listener, done::run)));
+            } catch (RuntimeException e) {
+                done.run();
+                fail(job, e);
+            }
+        }));
     }
 
     private void afterSearch(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, CompletableFuture<Void> earlierAssigned) {

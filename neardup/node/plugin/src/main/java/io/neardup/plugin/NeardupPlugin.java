@@ -21,6 +21,8 @@ import org.elasticsearch.script.ScriptEngine;
  * loads this same class from its class path.
  */
 public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptPlugin, SearchPlugin {
+    /** The node setting of the search pool's queue, which bounds the candidate searches flagging keeps in flight. */
+    static final String SEARCH_QUEUE_SIZE = "thread_pool.search.queue_size";
 
     @Override
     public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
@@ -28,8 +30,9 @@ public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptP
         Warmup warmup = new Warmup(parameters.genericExecutor, fingerprints);
         IndexedAt clock = IndexedAt.system();
         // one window per node: every flagging pipeline of the node sees the documents the others registered
+        SearchGate searches = SearchGate.forSearchQueue(parameters.env.settings().getAsInt(SEARCH_QUEUE_SIZE, 1000));
         Flagger flagger = new Flagger(parameters.client, FlagWindow.system(), clock, parameters.genericExecutor::accept,
-            parameters.threadContext);
+            parameters.threadContext, searches);
         return Map.of(
             NeardupProcessor.TYPE,
             new NeardupProcessor.Factory(fingerprints, warmup, clock, NeardupProcessor.MAX_TEXT_CHARS, flagger)
