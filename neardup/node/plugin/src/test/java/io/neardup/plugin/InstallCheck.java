@@ -19,6 +19,7 @@ import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.entitlement.runtime.policy.Policy;
 import org.elasticsearch.entitlement.runtime.policy.PolicyUtils;
+import org.elasticsearch.env.Environment;
 import org.elasticsearch.index.VersionType;
 import org.elasticsearch.ingest.IngestDocument;
 import org.elasticsearch.ingest.Processor;
@@ -74,7 +75,10 @@ public final class InstallCheck {
         PluginsService service = new PluginsService(Settings.EMPTY, config, loader);
         Map<String, Plugin> loaded = service.pluginMap();
         Plugin plugin = loaded.get(info.getName());
-        Processor.Parameters parameters = new Processor.Parameters(null, null, null, null, null, null, null, null, Runnable::run, null);
+        // a node's environment: the plugin reads node settings from it (the search queue that bounds flagging's searches)
+        Environment environment = new Environment(Settings.builder().put("path.home", home.toString()).build(), config);
+        Processor.Parameters parameters = new Processor.Parameters(environment, null, null, null, null, null, null, null, Runnable::run,
+            null);
         Map<String, Processor.Factory> processors = new TreeMap<>(((IngestPlugin) plugin).getProcessors(parameters));
         String scriptLang = ((ScriptPlugin) plugin).getScriptEngine(Settings.EMPTY, List.of()).getType();
 
