@@ -34,7 +34,8 @@ import io.neardup.flag.Option;
 /**
  * Cluster assignment of one fingerprinted document inside Elasticsearch, as the Python service's
  * {@code assign_batch} does it, without blocking a thread: register the document in the node's {@link FlagWindow};
- * search its candidates ({@link CandidateSearch}, asynchronously through the node client); take the earlier window
+ * search its candidates ({@link CandidateSearch}, asynchronously through the node client, with no more in flight than
+ * the node's {@link SearchGate} allows); take the earlier window
  * documents the offline candidate rule admits ({@link CandidateRule}) and wait for their assignments (future
  * composition: a document of the same bulk may still be searching); replace search hits that the window holds (its
  * copy is newer); fetch the canonicals the drift guard needs that neither holds (an asynchronous {@code mget},

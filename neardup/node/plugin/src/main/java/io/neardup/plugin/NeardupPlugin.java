@@ -29,8 +29,9 @@ public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptP
         Fingerprints fingerprints = Fingerprints.SHARED;
         Warmup warmup = new Warmup(parameters.genericExecutor, fingerprints);
         IndexedAt clock = IndexedAt.system();
-        // one window per node: every flagging pipeline of the node sees the documents the others registered
+        // one gate per node, sized by the node's search queue (Elasticsearch's default 1,000 when not set)
         SearchGate searches = SearchGate.forSearchQueue(parameters.env.settings().getAsInt(SEARCH_QUEUE_SIZE, 1000));
+        // one window per node: every flagging pipeline of the node sees the documents the others registered
         Flagger flagger = new Flagger(parameters.client, FlagWindow.system(), clock, parameters.genericExecutor::accept,
             parameters.threadContext, searches);
         return Map.of(
