@@ -16,6 +16,7 @@ from elasticsearch import Elasticsearch
 from neardup import node as esnode
 from neardup.config import Settings
 from neardup.es.client import make_client
+from tests.ports import free_node_port
 
 pytestmark = pytest.mark.es
 
@@ -26,15 +27,8 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     return subprocess.run([*NEARDUP, *args], capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def test_start_status_stop_cycle_leaves_no_java(tmp_path: Path, es_url: str) -> None:
-    port = _free_port()
+    port = free_node_port()
     data = tmp_path / "es"
     started = run("es", "start", "--port", str(port), "--data", str(data), "--heap", "512m")
     assert started.returncode == 0, started.stderr
@@ -82,7 +76,7 @@ def test_missing_java_says_what_to_install(tmp_path: Path) -> None:
     python_dir = str(Path(sys.executable).parent)
     assert shutil.which("java", path=python_dir) is None
     env = {**os.environ, "PATH": python_dir, "NEARDUP_HOME": str(tmp_path / "home")}
-    result = run("es", "start", "--data", str(tmp_path / "d"), "--port", str(_free_port()), env=env)
+    result = run("es", "start", "--data", str(tmp_path / "d"), "--port", str(free_node_port()), env=env)
     assert result.returncode == 1
     assert "Java not found: install a JDK 17" in result.stderr
 
@@ -90,7 +84,7 @@ def test_missing_java_says_what_to_install(tmp_path: Path) -> None:
 def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: str) -> None:
     """`neardup es node stop|start N`: the other nodes keep serving (3 nodes: two still elect a master);
     the node comes back and rejoins."""
-    port = _free_port()
+    port = free_node_port()
     data = tmp_path / "es"
     started = run("es", "start", "--port", str(port), "--nodes", "3", "--data", str(data), "--heap", "1g")
     assert started.returncode == 0, started.stderr

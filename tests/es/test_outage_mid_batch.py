@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
+from tests.ports import free_node_port
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
 
@@ -30,19 +30,13 @@ DOCS = 12
 INDEX = "midbatch"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Node:
     """An embedded node of this test's own, on a data directory it may stop and start again."""
 
     def __init__(self) -> None:
         self.home = Path(os.environ.get("NEARDUP_HOME") or default_home())
         self.data = Path(tempfile.mkdtemp(prefix="neardup-midbatch-"))
-        self.port = _free_port()
+        self.port = free_node_port()
 
     def start(self) -> Elasticsearch:
         info, _ = esnode.start(self.home, self.data, port=self.port, heap="512m")

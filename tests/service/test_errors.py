@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import tempfile
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from neardup import node as esnode
 from neardup.config import default_home
 from neardup.errors import BatchNotUndone
 from neardup.service import create_app
+from tests.ports import free_node_port
 
 pytestmark = pytest.mark.es
 
@@ -139,12 +139,6 @@ def test_openapi_describes_every_endpoint(api: FlaskClient) -> None:
     assert "text" in spec["components"]["schemas"]["DocumentIn"]["required"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(es_url: str) -> None:
     # how a write view fails when Elasticsearch goes away mid-batch (tests/es/test_outage_mid_batch.py makes it
     # happen); raised here from a route of the test's own, through the service's own error handlers
@@ -164,7 +158,7 @@ def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(
 def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
     home = Path(os.environ.get("NEARDUP_HOME") or default_home())
     data = Path(tempfile.mkdtemp(prefix="neardup-outage-"))
-    port = _free_port()
+    port = free_node_port()
     info, _ = esnode.start(home, data, port=port, heap="512m")
     try:
         app = create_app({"es_url": info.url, "es_retries": 1, "es_timeout": 5})
