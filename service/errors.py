@@ -30,6 +30,7 @@ _TYPES = {
     415: "unsupported_media_type",
     417: "expectation_failed",
     422: "invalid_input",
+    429: "elasticsearch_busy",
     431: "header_too_large",
     500: "internal_error",
     501: "not_implemented",
@@ -90,9 +91,16 @@ def register_error_handlers(app: APIFlask) -> None:
 
 
 def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
-    """Elasticsearch said no: a missing index is 404, a request it refused 400, its own failure 502."""
+    """Elasticsearch said no: a missing index is 404, a request it refused 400, its own failure 502. A busy
+    node (429: a full queue) and a shard without a copy for the moment (502-504) pass within seconds, so
+    the client is told to retry: 429 and 503, with ``Retry-After``."""
     if status == 404 and "index_not_found" in kind:
         return error_response(404, "index_not_found", reason)
+    if status == 429 or 502 <= status <= 504:
+        answer = 429 if status == 429 else 503
+        resp, _ = error_response(answer, _TYPES[answer], reason)
+        resp.headers["Retry-After"] = "1"
+        return resp, answer
     if 400 <= status < 500:
         return error_response(400, "elasticsearch_rejected", reason)
     return error_response(502, "elasticsearch_error", reason)

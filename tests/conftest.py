@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -78,7 +79,12 @@ def _start() -> ESHandle:
     home = Path(os.environ.get("NEARDUP_HOME") or default_home())
     data = Path(tempfile.mkdtemp(prefix="neardup-test-es-"))
     info, _ = esnode.start(home, data, port=free_node_port(), heap="1g")
-    return ESHandle(info.url, "embedded", _server_version(info.url), lambda: esnode.stop(data))
+
+    def stop() -> None:
+        esnode.stop(data)
+        shutil.rmtree(data, ignore_errors=True)
+
+    return ESHandle(info.url, "embedded", _server_version(info.url), stop)
 
 
 def es_handle() -> ESHandle:

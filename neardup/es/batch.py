@@ -173,7 +173,8 @@ def scan(
                     body["slice"] = {"id": slice_id, "max": slices}
                 if after is not None:
                     body["search_after"] = after
-                hits = client.search(**body)["hits"]["hits"]
+                # a page missing a shard's hits would skip its documents for good: all shards or an error
+                hits = client.search(**body, allow_partial_search_results=False)["hits"]["hits"]
                 if not hits:
                     break
                 put(hits)

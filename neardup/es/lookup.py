@@ -307,7 +307,9 @@ def search_candidates(
         searches: list[dict[str, Any]] = []
         for k in todo:
             check = checks[k] if scripted else None
-            searches.append({"index": index})
+            # all shards or an error: a shard without a copy at this moment would hide its candidates, and the
+            # record would pass for an original (Elasticsearch's default allows partial results)
+            searches.append({"index": index, "allow_partial_search_results": False})
             body = candidate_search(records[k], max_candidates, excluded[k], min_shared, check, doc_values, plugin)
             searches.append(body)
         resp = client.msearch(searches=searches)

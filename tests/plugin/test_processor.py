@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -258,6 +259,7 @@ def bare_node() -> Iterator[str]:
         yield info.url
     finally:
         esnode.stop(data)
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def test_setup_pipeline_without_the_plugin_fails_clearly_and_changes_nothing(bare_node: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -196,3 +197,4 @@ def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
     finally:
         if esnode.running_node(data) is not None:
             esnode.stop(data)
+        shutil.rmtree(data, ignore_errors=True)

@@ -88,7 +88,9 @@ final class CandidateSearch {
 
     static SearchRequest request(String index, String target, String id, Map<String, Object> fields, Fingerprinted doc,
             FlagSettings settings) {
-        return new SearchRequest(index).source(source(target, id, fields, doc, settings));
+        // all shards or an error: a shard without a copy at this moment would hide its candidates, and the document
+        // would be written as an original of a cluster of its own (Elasticsearch's default allows partial results)
+        return new SearchRequest(index).source(source(target, id, fields, doc, settings)).allowPartialSearchResults(false);
     }
 
     /** A hit as {@code Stored.from_doc_values} reads it: seed 0 only, of the searched {@code version}. */

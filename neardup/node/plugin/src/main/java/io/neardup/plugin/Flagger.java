@@ -35,10 +35,10 @@ import io.neardup.flag.Option;
  * Cluster assignment of one fingerprinted document inside Elasticsearch, as the Python service's
  * {@code assign_batch} does it, without blocking a thread: register the document in the node's {@link FlagWindow};
  * search its candidates ({@link CandidateSearch}, asynchronously through the node client, with no more in flight than
- * the node's {@link SearchGate} allows); take the earlier window
- * documents the offline candidate rule admits ({@link CandidateRule}) and wait for their assignments (future
- * composition: a document of the same bulk may still be searching); replace search hits that the window holds (its
- * copy is newer); fetch the canonicals the drift guard needs that neither holds (an asynchronous {@code mget},
+ * the node's {@link SearchGate} allows, sent again while the node is busy or a shard has no copy: {@link Retrying});
+ * take the earlier window documents the offline candidate rule admits ({@link CandidateRule}) and wait for their
+ * assignments (future composition: a document of the same bulk may still be searching); replace search hits that
+ * the window holds (its copy is newer); fetch the canonicals the drift guard needs that neither holds (an asynchronous {@code mget},
  * realtime, so a canonical written moments ago is found); then {@link Assigner#choose}.
  *
  * <p>Every path ends in exactly one call of the {@link Sink}, and every registered entry is completed (assigned, or
@@ -62,14 +62,19 @@ final class Flagger {
     private final Executor executor;
     private final ThreadContext threadContext;
     private final SearchGate searches;
+    private final Retrying retrying;
+    private final Retrying.Delay delay;
 
-    Flagger(Client client, FlagWindow window, IndexedAt clock, Executor executor, ThreadContext threadContext, SearchGate searches) {
+    Flagger(Client client, FlagWindow window, IndexedAt clock, Executor executor, ThreadContext threadContext, SearchGate searches,
+            Retrying retrying, Retrying.Delay delay) {
         this.client = client;
         this.window = window;
         this.clock = clock;
         this.executor = executor;
         this.threadContext = threadContext;
         this.searches = searches;
+        this.retrying = retrying;
+        this.delay = delay;
     }
 
     FlagWindow window() {
@@ -207,15 +212,12 @@ final class Flagger {
                     + " failed: " + ExceptionsHelper.unwrapCause(e), e));
             }
         });
-        searches.run(done -> inContext(job, () -> {
-            try {
-                client.search(CandidateSearch.request(job.index, job.target, job.id, job.fields, job.doc, job.settings),
-                    preserving(ActionListener.runBefore(listener, done::run)));
-            } catch (RuntimeException e) {
-                done.run();
-                fail(job, e);
-            }
-        }));
+        searches.run(done -> inContext(job, () -> retrying.run(
+            attempt -> inContext(job, () -> client.search(
+                CandidateSearch.request(job.index, job.target, job.id, job.fields, job.doc, job.settings), preserving(attempt))),
+            delay,
+            ActionListener.runBefore(listener, done::run)
+        )));
     }
 
     private void afterSearch(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, CompletableFuture<Void> earlierAssigned) {
@@ -308,7 +310,7 @@ final class Flagger {
             listener.onResponse(out);
         }, e -> listener.onFailure(new IllegalStateException("neardup flagging: fetching the canonicals " + ids + " for "
             + job.describe() + " failed: " + ExceptionsHelper.unwrapCause(e), e)));
-        client.multiGet(request, preserving(read));
+        retrying.run(attempt -> inContext(job, () -> client.multiGet(request, preserving(attempt))), delay, read);
     }
 
     private static Object navigate(Map<String, Object> source, String path) {

@@ -33,7 +33,7 @@ public final class NeardupPlugin extends Plugin implements IngestPlugin, ScriptP
         SearchGate searches = SearchGate.forSearchQueue(parameters.env.settings().getAsInt(SEARCH_QUEUE_SIZE, 1000));
         // one window per node: every flagging pipeline of the node sees the documents the others registered
         Flagger flagger = new Flagger(parameters.client, FlagWindow.system(), clock, parameters.genericExecutor::accept,
-            parameters.threadContext, searches);
+            parameters.threadContext, searches, Retrying.DEFAULT, (millis, run) -> parameters.scheduler.apply(millis, run));
         return Map.of(
             NeardupProcessor.TYPE,
             new NeardupProcessor.Factory(fingerprints, warmup, clock, NeardupProcessor.MAX_TEXT_CHARS, flagger)

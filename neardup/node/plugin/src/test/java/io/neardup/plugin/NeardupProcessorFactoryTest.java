@@ -104,7 +104,8 @@ final class NeardupProcessorFactoryTest {
         new Warmup(submitted::add, (text, title) -> Map.of()),
         new IndexedAt(() -> 0L),
         NeardupProcessor.MAX_TEXT_CHARS,
-        new Flagger(null, new FlagWindow(10, () -> 0L), new IndexedAt(() -> 0L), Runnable::run, null, new SearchGate(1))
+        new Flagger(null, new FlagWindow(10, () -> 0L), new IndexedAt(() -> 0L), Runnable::run, null, new SearchGate(1),
+            Retrying.DEFAULT, (millis, run) -> run.run())
     );
 
     private NeardupProcessor flag(Map<String, Object> definition) {
