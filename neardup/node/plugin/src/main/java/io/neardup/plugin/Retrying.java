@@ -73,7 +73,19 @@ record Retrying(long firstDelayMillis, int retries) {
                     return;
                 }
                 if (retry < retries && retryable(e)) {
-                    delay.after(firstDelayMillis << retry, () -> tryOnce(attempt, delay, listener, retry + 1));
+                    AtomicBoolean started = new AtomicBoolean();
+                    try {
+                        delay.after(firstDelayMillis << retry, () -> {
+                            started.set(true);
+                            tryOnce(attempt, delay, listener, retry + 1);
+                        });
+                    } catch (RuntimeException refused) {
+                        if (started.get()) {
+                            throw refused; // thrown by the retry's own listener, which has been answered
+                        }
+                        e.addSuppressed(refused); // a scheduler shutting down: the retry never runs
+                        listener.onFailure(e);
+                    }
                 } else {
                     listener.onFailure(e);
                 }

@@ -164,6 +164,19 @@ final class RetryingTest {
     }
 
     @Test
+    void aRetryTheSchedulerRefusesPassesTheFailureOn() {
+        EsRejectedExecutionException busy = new EsRejectedExecutionException("full");
+        Flaky search = new Flaky(busy);
+        Outcome outcome = new Outcome();
+        new Retrying(50, 7).run(search, (millis, run) -> {
+            throw new EsRejectedExecutionException("the scheduler is shutting down", true);
+        }, outcome);
+        assertEquals(1, search.tries);
+        assertEquals(List.of(busy), outcome.failures);
+        assertEquals(1, busy.getSuppressed().length);
+    }
+
+    @Test
     void statusesRetriedAreThoseOfABusyOrRecoveringCluster() {
         assertTrue(Retrying.retryable(new EsRejectedExecutionException("full")));
         assertTrue(Retrying.retryable(new ElasticsearchStatusException("x", RestStatus.BAD_GATEWAY)));
