@@ -38,8 +38,9 @@ import io.neardup.flag.Option;
  * the node's {@link SearchGate} allows, sent again while the node is busy or a shard has no copy: {@link Retrying});
  * take the earlier window documents the offline candidate rule admits ({@link CandidateRule}) and wait for their
  * assignments (future composition: a document of the same bulk may still be searching); replace search hits that
- * the window holds (its copy is newer); fetch the canonicals the drift guard needs that neither holds (an asynchronous {@code mget},
- * realtime, so a canonical written moments ago is found); then {@link Assigner#choose}.
+ * the window holds (its copy is newer); fetch the canonicals the drift guard needs that neither holds (an
+ * asynchronous {@code mget}, realtime, so a canonical written moments ago is found, retried like the search); then
+ * {@link Assigner#choose}.
  *
  * <p>Every path ends in exactly one call of the {@link Sink}, and every registered entry is completed (assigned, or
  * failed so that followers drop it), so no document waits forever on another.
