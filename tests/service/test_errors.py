@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 
 from neardup import node as esnode
 from neardup.config import default_home
-from neardup.errors import BatchNotUndone
+from neardup.errors import BatchNotUndone, SearchFailed
 from neardup.service import create_app
 from tests.ports import free_node_port
 
@@ -153,6 +153,35 @@ def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(
     assert body["type"] == "elasticsearch_unavailable"
     assert "2 of its documents may still be written (a, b)" in body["message"]
     assert body["detail"] == {"written": ["a", "b"]}
+
+
+@pytest.mark.parametrize(
+    ("es_status", "es_type", "status", "kind", "retry_after"),
+    [
+        (429, "es_rejected_execution_exception", 429, "elasticsearch_busy", "1"),
+        (503, "search_phase_execution_exception", 503, "elasticsearch_unavailable", "1"),
+        (504, "search_phase_execution_exception", 503, "elasticsearch_unavailable", "1"),
+        (400, "index_closed_exception", 400, "elasticsearch_rejected", None),
+        (404, "index_not_found_exception", 404, "index_not_found", None),
+        (500, "exception", 502, "elasticsearch_error", None),
+    ],
+)
+def test_a_failed_search_is_answered_by_what_the_client_can_do(
+    es_url: str, es_status: int, es_type: str, status: int, kind: str, retry_after: str | None
+) -> None:
+    """A busy node or a shard without a copy passes: the client is told to retry (429/503 with Retry-After); a
+    request Elasticsearch refused is the client's to change (400); its own failure is a 502. Real statuses come
+    from tests/es/test_unsearchable_shard.py; here each is raised from a route of the test's own."""
+    app = create_app({"es_url": es_url})
+
+    def fail() -> None:
+        raise SearchFailed(es_status, {"type": es_type, "reason": f"what Elasticsearch said ({es_status})"})
+
+    app.add_url_rule("/test-search-failed", view_func=fail)
+    resp = app.test_client().get("/test-search-failed")
+    body = _error(resp, status)
+    assert body["type"] == kind and f"({es_status})" in body["message"]
+    assert resp.headers.get("Retry-After") == retry_after
 
 
 @pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
