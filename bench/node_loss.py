@@ -12,6 +12,7 @@ Run: ``python -m bench.node_loss`` → bench/results/node_loss.md
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 import threading
 import time
@@ -118,6 +119,7 @@ def main() -> None:
         client.close()
     finally:
         esnode.stop(data)
+        shutil.rmtree(data, ignore_errors=True)
 
     counts = Counter((p, kind, status) for p, kind, status, _ in log)
     not_json = sum(1 for _, _, status, is_json in log if status != 200 and not is_json)
