@@ -40,7 +40,6 @@ def half_index(es: Elasticsearch, index_name: str) -> Iterator[str]:
         },
         wait_for_active_shards="0",
     )
-    es.cluster.health(index=index_name, wait_for_status="red", timeout="30s")
     deadline = time.monotonic() + 30
     while not any(s["state"] == "STARTED" for s in es.cat.shards(index=index_name, format="json")):
         assert time.monotonic() < deadline, es.cat.shards(index=index_name, format="json")
