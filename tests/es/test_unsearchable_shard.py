@@ -10,10 +10,9 @@ from collections.abc import Iterator
 import pytest
 from elasticsearch import ApiError, Elasticsearch
 
-from neardup import mappings
 from neardup.errors import SearchFailed
 from neardup.es.batch import scan
-from neardup.es.client import install_index_template
+from neardup.es.client import setup_index
 from neardup.es.lookup import search_candidates
 from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, nodes_without_processor
 from neardup.evaluation.corpus import load_peoples_daily
@@ -25,12 +24,10 @@ pytestmark = pytest.mark.es
 
 @pytest.fixture
 def half_index(es: Elasticsearch, index_name: str) -> Iterator[str]:
-    """``index_name`` with the neardup mapping and two primary shards, at most one of them on a node: on a
+    """``index_name`` with the neardup fields and two primary shards, at most one of them on a node: on a
     one-node cluster the other stays unassigned."""
     if len(es.nodes.info()["nodes"]) != 1:
         pytest.skip("needs a one-node cluster, where the second shard has nowhere to go")
-    es.cluster.put_component_template(name=mappings.COMPONENT_NAME, **mappings.component_template())
-    install_index_template(es, index_name)
     es.indices.create(
         index=index_name,
         settings={
@@ -40,6 +37,7 @@ def half_index(es: Elasticsearch, index_name: str) -> Iterator[str]:
         },
         wait_for_active_shards="0",
     )
+    setup_index(es, index_name)  # the neardup fields, added to the index just made
     deadline = time.monotonic() + 30
     while not any(s["state"] == "STARTED" for s in es.cat.shards(index=index_name, format="json")):
         assert time.monotonic() < deadline, es.cat.shards(index=index_name, format="json")

@@ -213,12 +213,13 @@ final class Flagger {
                     + " failed: " + ExceptionsHelper.unwrapCause(e), e));
             }
         });
-        searches.run(done -> inContext(job, () -> retrying.run(
+        // each attempt runs in the document's context, whichever thread starts it (the gate's or the scheduler's)
+        searches.run(done -> retrying.run(
             attempt -> inContext(job, () -> client.search(
                 CandidateSearch.request(job.index, job.target, job.id, job.fields, job.doc, job.settings), preserving(attempt))),
             delay,
             ActionListener.runBefore(listener, done::run)
-        )));
+        ));
     }
 
     private void afterSearch(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, CompletableFuture<Void> earlierAssigned) {
