@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from .bits import hamming
 from .metadata import combined, meta_jaccard
-from .sketch import jaccard, jaccard_rows, pack_sketches
+from .sketch import jaccard, jaccard_bounds, jaccard_rows, pack_sketches, sketch_bitmaps
 
 __all__ = [
     "Comparable",
@@ -145,25 +145,37 @@ def accepted_pairs(
     left = np.asarray(i, dtype=np.int64)
     right = np.asarray(j, dtype=np.int64)
     found: dict[int, Match] = {}
-    ok = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=len(records))
-    meta = np.fromiter((r.meta is not None for r in records), dtype=bool, count=len(records))
-    plain = ok[left] & ok[right] & config.use_sketch
+    # a record the array path can compare: fingerprinted, sketched, and no metadata score to combine
+    fast = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=len(records)) & config.use_sketch
     if config.mu < 1.0:
-        plain &= ~meta[left] & ~meta[right]
-    for k in np.flatnonzero(~plain).tolist():
-        match = verify(records[int(left[k])], records[int(right[k])], config)
-        if match is not None:
-            found[k] = match
-    bulk = np.flatnonzero(plain)
-    if bulk.size:
-        used = np.unique(np.concatenate([left[bulk], right[bulk]]))
+        fast &= np.fromiter((r.meta is None for r in records), dtype=bool, count=len(records))
+    # by chunks of pairs, and the records read marked rather than gathered: a batch verifies tens of millions
+    # of pairs, and an array per pair end would double what the pairs themselves take
+    used = np.zeros(len(records), dtype=bool)
+    for start in range(0, left.size, _CHUNK):
+        a, b = left[start : start + _CHUNK], right[start : start + _CHUNK]
+        plain = fast[a] & fast[b]
+        used[a[plain]] = True
+        used[b[plain]] = True
+        for k in np.flatnonzero(~plain).tolist():
+            match = verify(records[int(a[k])], records[int(b[k])], config)
+            if match is not None:
+                found[start + k] = match
+    rows = np.flatnonzero(used)
+    if rows.size:
         row = np.zeros(len(records), dtype=np.int64)
-        row[used] = np.arange(used.size)
-        sketches, lengths = pack_sketches([records[int(u)].sketch for u in used])
-        fps = np.fromiter((records[int(u)].fingerprint for u in used), dtype=np.uint64, count=used.size)
-        for start in range(0, bulk.size, _CHUNK):
-            part = bulk[start : start + _CHUNK]
+        row[rows] = np.arange(rows.size)
+        sketches, lengths = pack_sketches([records[int(u)].sketch for u in rows])
+        bitmaps = sketch_bitmaps(sketches, lengths)
+        fps = np.fromiter((records[int(u)].fingerprint for u in rows), dtype=np.uint64, count=rows.size)
+        # every acceptance needs at least the lower threshold; a pair whose bound is below it needs no estimate
+        least = min(config.min_jaccard, config.near_jaccard)
+        for start in range(0, left.size, _CHUNK):
+            part = start + np.flatnonzero(fast[left[start : start + _CHUNK]] & fast[right[start : start + _CHUNK]])
             a, b = row[left[part]], row[right[part]]
+            if least > 0:
+                live = jaccard_bounds(bitmaps[a], lengths[a], sketches[b], lengths[b]) >= least
+                part, a, b = part[live], a[live], b[live]
             similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
             distance = np.bitwise_count(fps[a] ^ fps[b])
             accept = (similarity >= config.min_jaccard) | (

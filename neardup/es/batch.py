@@ -25,22 +25,24 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, overload
 
+import numpy as np
+import numpy.typing as npt
 import xxhash
 from elasticsearch import Elasticsearch, helpers
 
 from neardup.config import Settings
-from neardup.ingest.cluster import cluster_records
+from neardup.ingest.cluster import Assignment, cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import Match, VerifyConfig
 from neardup.mappings import schema
-from neardup.mappings.schema import Stored
 
 from .client import read_index_meta, write_index_meta
 from .pipeline import fingerprint_in_pipeline
+from .stored_table import StoredTable, TableBuilder
 
 __all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
 
@@ -211,7 +213,7 @@ _BULK_SECONDS = 120.0
 
 
 def _bulk_update(
-    client: Elasticsearch, index: str, updates: list[tuple[str, dict[str, Any]]], retries: int, threads: int = 1
+    client: Elasticsearch, index: str, updates: Sequence[tuple[str, dict[str, Any]]], retries: int, threads: int = 1
 ) -> tuple[int, list[dict[str, Any]]]:
     """Partial updates of ``neardup.*``, in ``threads`` concurrent streams (each retrying what Elasticsearch
     rejects as too many requests); returns (succeeded, failed items)."""
@@ -378,6 +380,43 @@ def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
     return {k: stored[k] if isinstance(stored.get(k), str) else v for k, v in DEFAULT_FIELDS.items()}
 
 
+class _Changes(Sequence[tuple[str, dict[str, Any]]]):
+    """The assignments of a clustering that differ from what the documents carry, as (id, fields) updates, each
+    built when it is read: a first clustering changes every document, and a million update dicts held at once
+    would take about 300 MB."""
+
+    def __init__(self, docs: StoredTable, a: Assignment, rows: npt.NDArray[np.int64] | None = None) -> None:
+        self.docs = docs
+        self.a = a
+        if rows is None:
+            rows = np.fromiter(
+                (k for k in range(len(docs)) if not docs.unchanged(k, {schema.ROOT: self._fields(k)})), dtype=np.int64
+            )
+        self.rows = rows
+
+    def _fields(self, k: int) -> dict[str, Any]:
+        dup = int(self.a.duplicate_of[k])
+        match = Match(int(self.a.distance[k]), float(self.a.similarity[k])) if dup >= 0 else None
+        ids = self.docs.ids
+        fields: dict[str, Any] = schema.assignment_fields(
+            ids[int(self.a.cluster[k])], ids[dup] if dup >= 0 else None, match
+        )
+        return fields
+
+    def __len__(self) -> int:
+        return int(self.rows.size)
+
+    @overload
+    def __getitem__(self, at: int) -> tuple[str, dict[str, Any]]: ...
+    @overload
+    def __getitem__(self, at: slice) -> _Changes: ...
+    def __getitem__(self, at: int | slice) -> tuple[str, dict[str, Any]] | _Changes:
+        if isinstance(at, slice):
+            return _Changes(self.docs, self.a, self.rows[at])
+        k = int(self.rows[at])
+        return self.docs.ids[k], self._fields(k)
+
+
 def reconcile(
     client: Elasticsearch,
     index: str,
@@ -391,32 +430,23 @@ def reconcile(
     fields = [*schema.LOOKUP_FIELDS, *schema.ASSIGNMENT_PATHS]
     query = {"term": {schema.path(schema.VERSION): version}}
     total = client.count(index=index, query=query)["count"]
-    docs: list[Stored] = []
-    current: dict[str, tuple[Any, ...]] = {}
+    loading = TableBuilder()
     progress("load", 0, total)
     for hits in scan(client, index, query, fields, cfg.slices, cfg.page_size):
         for h in hits:
-            s = Stored.from_hit(h)
-            docs.append(s)
-            current[s.id] = schema.assignment_of(h["_source"])
-        progress("load", len(docs), total)
-    docs.sort(key=lambda d: d.order)
+            loading.add(h)
+        progress("load", len(loading), total)
+    docs = loading.build()
     progress("cluster", 0, len(docs))
     a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify_config())
-    updates: list[tuple[str, dict[str, Any]]] = []
-    for k, d in enumerate(docs):
-        dup = int(a.duplicate_of[k])
-        match = Match(int(a.distance[k]), float(a.similarity[k])) if dup >= 0 else None
-        new = schema.assignment_fields(docs[int(a.cluster[k])].id, docs[dup].id if dup >= 0 else None, match)
-        if schema.assignment_of({schema.ROOT: new}) != current[d.id]:
-            updates.append((d.id, new))
+    updates = _Changes(docs, a)
     progress("write", 0, len(updates))
     ok, failed = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
     progress("write", ok, len(updates))
     client.indices.refresh(index=index)
     return {
         "documents": len(docs),
-        "clusters": len(set(a.cluster.tolist())),
+        "clusters": int(np.count_nonzero(a.cluster == np.arange(len(docs)))),
         "changed": ok,
         "failures": len(failed),
         "first_failure": failed[0] if failed else None,

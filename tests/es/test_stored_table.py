@@ -1,0 +1,101 @@
+"""The columns a reconcile clusters (:mod:`neardup.es.stored_table`): rows read back as stored, in document
+order, and the same clusters as the list of :class:`~neardup.mappings.schema.Stored` documents they replace."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from neardup.es.stored_table import StoredTable, TableBuilder
+from neardup.evaluation.corpus import load_peoples_daily
+from neardup.evaluation.variants import make_variant
+from neardup.ingest.cluster import cluster_records
+from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.metadata import meta_signature
+from neardup.ingest.verify import Match, VerifyConfig
+from neardup.mappings import schema
+
+
+@pytest.fixture(scope="module")
+def hits() -> list[dict[str, Any]]:
+    """Articles, reprint variants of some of them, too-short and empty texts, records with metadata sets; times
+    out of list order, many shared (ties go by id); every third document already assigned."""
+    fp = Fingerprinter.default()
+    rng = random.Random(7)
+    articles = [a.text for a in load_peoples_daily()[:40]]
+    texts = articles + ["\n".join(make_variant(articles[k].split("\n"), rng)[0]) for k in range(0, 40, 3)]
+    texts += ["好", "好", "不好", "", "好"]  # too short: paired by exact hash only
+    records = fp.fingerprint_many([(t, None) for t in texts])
+    for k in (0, 3, 40):
+        records[k] = replace(records[k], meta=meta_signature({"tags": ["经济", "政策", str(k % 2)]}))
+    out = []
+    for k, rec in enumerate(records):
+        fields = schema.record_fields(rec) | {
+            schema.INDEXED_AT: schema.timestamp(1_700_000_000 * 10**9 + rng.randrange(9))
+        }
+        if k % 3 == 1:
+            fields |= schema.assignment_fields(f"d{k - 1:03d}", f"d{k - 1:03d}", Match(1, 0.8125))
+        out.append({"_id": f"d{k:03d}", "_source": {schema.ROOT: fields}})
+    rng.shuffle(out)  # as slices of a scan return them
+    return out
+
+
+def _table(hits: list[dict[str, Any]]) -> StoredTable:
+    builder = TableBuilder()
+    for h in hits:
+        builder.add(h)
+    table = builder.build()
+    assert len(builder) == 0  # it keeps nothing the table does not need
+    return table
+
+
+def _stored_in_order(hits: list[dict[str, Any]]) -> list[schema.Stored]:
+    return sorted((schema.Stored.from_hit(h) for h in hits), key=lambda s: s.order)
+
+
+def test_rows_are_the_stored_documents_in_document_order(hits: list[dict[str, Any]]) -> None:
+    table = _table(hits)
+    stored = _stored_in_order(hits)
+    assert len(table) == len(stored) == len(hits)
+    assert len({s.indexed_at for s in stored}) < len(stored)  # ties on time, broken by id
+    for row, s in zip(table, stored, strict=True):
+        assert (row.id, row.fingerprints, row.fingerprint) == (s.id, s.fingerprints, s.fingerprint)
+        assert (row.exact, row.status, row.version) == (s.exact, s.status, s.version)
+        assert row.sketch.dtype == np.uint32 and row.sketch.tolist() == s.sketch.tolist()
+        assert (row.meta is None) == (s.meta is None) and (row.meta is None or (row.meta == s.meta).all())
+    assert {r.status for r in table} == {"ok", "too_short"}
+    assert sum(r.meta is not None for r in table) == 3
+    assert table[-1].id == stored[-1].id
+    with pytest.raises(IndexError):
+        table[len(table)]
+
+
+@pytest.mark.parametrize(
+    "config", [VerifyConfig(), VerifyConfig(use_sketch=False), VerifyConfig(mu=0.5)], ids=["sketch", "hamming", "meta"]
+)
+def test_the_table_clusters_as_the_stored_documents_do(hits: list[dict[str, Any]], config: VerifyConfig) -> None:
+    table = _table(hits)
+    a = cluster_records(table, lambda r: r.fingerprints, config)
+    b = cluster_records(_stored_in_order(hits), lambda r: r.fingerprints, config)
+    assert a.cluster.tolist() == b.cluster.tolist() and a.duplicate_of.tolist() == b.duplicate_of.tolist()
+    assert a.distance.tolist() == b.distance.tolist() and a.similarity.tolist() == b.similarity.tolist()
+    assert (a.duplicate_of >= 0).sum() >= 5  # some variants, and the repeated short text, are found
+
+
+def test_unchanged_compares_the_assignment_each_document_carried(hits: list[dict[str, Any]]) -> None:
+    table = _table(hits)
+    by_id = {h["_id"]: h["_source"] for h in hits}
+    for k, row in enumerate(table):
+        source = by_id[row.id]
+        assert table.unchanged(k, source)
+        carried = schema.assignment_of(source)
+        other = schema.assignment_fields("elsewhere", carried[1], Match(carried[2] or 0, carried[3] or 0.0))
+        assert not table.unchanged(k, {schema.ROOT: other})
+    assigned = next(k for k, row in enumerate(table) if by_id[row.id][schema.ROOT].get(schema.CLUSTER))
+    source = by_id[table[assigned].id][schema.ROOT]
+    moved = schema.assignment_fields(source[schema.CLUSTER], source[schema.DUPLICATE_OF], Match(2, 0.8125))
+    assert not table.unchanged(assigned, {schema.ROOT: moved})
