@@ -118,18 +118,22 @@ BITMAP_BITS = 1024
 _BITMAP_ROWS = 16_384
 
 
-def sketch_bitmaps(sketches: npt.NDArray[np.uint32], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
-    """Per row of :func:`pack_sketches`' matrix, the set of its values' low 10 bits, as 16 words. Built
-    :data:`_BITMAP_ROWS` rows at a time: the temporaries of a million rows at once would take gigabytes."""
-    out = np.zeros((sketches.shape[0], BITMAP_BITS // 64), dtype=np.uint64)
-    for start in range(0, sketches.shape[0], _BITMAP_ROWS):
-        rows = slice(start, start + _BITMAP_ROWS)
-        low = sketches[rows] & np.uint32(BITMAP_BITS - 1)
-        valid = np.arange(sketches.shape[1]) < lengths[rows, None]
+def sketch_bitmaps(
+    sketches: npt.NDArray[np.uint32], lengths: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None
+) -> npt.NDArray[np.uint64]:
+    """Per row of :func:`pack_sketches`' matrix (or per row named in ``rows``), the set of its values' low 10
+    bits, as 16 words. Built :data:`_BITMAP_ROWS` rows at a time: the temporaries of a million rows at once would
+    take gigabytes."""
+    chosen = np.arange(sketches.shape[0]) if rows is None else rows
+    out = np.zeros((chosen.size, BITMAP_BITS // 64), dtype=np.uint64)
+    for start in range(0, chosen.size, _BITMAP_ROWS):
+        at = chosen[start : start + _BITMAP_ROWS]
+        low = sketches[at] & np.uint32(BITMAP_BITS - 1)
+        valid = np.arange(sketches.shape[1]) < lengths[at, None]
         bit = np.where(valid, np.left_shift(np.uint64(1), (low & np.uint32(63)).astype(np.uint64)), np.uint64(0))
         word = low >> np.uint32(6)
         for w in range(out.shape[1]):
-            out[rows, w] = np.bitwise_or.reduce(np.where(word == w, bit, np.uint64(0)), axis=1)
+            out[start : start + at.size, w] = np.bitwise_or.reduce(np.where(word == w, bit, np.uint64(0)), axis=1)
     return out
 
 

@@ -151,22 +151,27 @@ def accepted_pairs(
         fast &= np.fromiter((r.meta is None for r in records), dtype=bool, count=len(records))
     # by chunks of pairs, and the records read marked rather than gathered: a batch verifies tens of millions
     # of pairs, and an array per pair end would double what the pairs themselves take
+    on_left = np.zeros(len(records), dtype=bool)
     used = np.zeros(len(records), dtype=bool)
     for start in range(0, left.size, _CHUNK):
         a, b = left[start : start + _CHUNK], right[start : start + _CHUNK]
         plain = fast[a] & fast[b]
-        used[a[plain]] = True
+        on_left[a[plain]] = True
         used[b[plain]] = True
         for k in np.flatnonzero(~plain).tolist():
             match = verify(records[int(a[k])], records[int(b[k])], config)
             if match is not None:
                 found[start + k] = match
-    rows = np.flatnonzero(used)
+    rows = np.flatnonzero(used | on_left)
     if rows.size:
         row = np.zeros(len(records), dtype=np.int64)
         row[rows] = np.arange(rows.size)
         sketches, lengths = pack_sketches([records[int(u)].sketch for u in rows])
-        bitmaps = sketch_bitmaps(sketches, lengths)
+        # the bound's bitmaps, of the left ends only: a lookup builds one, for its own document
+        lefts = row[np.flatnonzero(on_left)]
+        bitmap_of = np.zeros(rows.size, dtype=np.int64)
+        bitmap_of[lefts] = np.arange(lefts.size)
+        bitmaps = sketch_bitmaps(sketches, lengths, lefts)
         fps = np.fromiter((records[int(u)].fingerprint for u in rows), dtype=np.uint64, count=rows.size)
         # every acceptance needs at least the lower threshold; a pair whose bound is below it needs no estimate
         least = min(config.min_jaccard, config.near_jaccard)
@@ -174,7 +179,7 @@ def accepted_pairs(
             part = start + np.flatnonzero(fast[left[start : start + _CHUNK]] & fast[right[start : start + _CHUNK]])
             a, b = row[left[part]], row[right[part]]
             if least > 0:
-                live = jaccard_bounds(bitmaps[a], lengths[a], sketches[b], lengths[b]) >= least
+                live = jaccard_bounds(bitmaps[bitmap_of[a]], lengths[a], sketches[b], lengths[b]) >= least
                 part, a, b = part[live], a[live], b[live]
             similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
             distance = np.bitwise_count(fps[a] ^ fps[b])
