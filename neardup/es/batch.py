@@ -382,8 +382,8 @@ def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
 
 class _Changes(Sequence[tuple[str, dict[str, Any]]]):
     """The assignments of a clustering that differ from what the documents carry, as (id, fields) updates, each
-    built when it is read: a first clustering changes every document, and a million update dicts held at once
-    would take about 300 MB."""
+    built when it is read: a first clustering changes every document, and a million (id, fields) updates held at
+    once took 278 MiB."""
 
     def __init__(self, docs: StoredTable, a: Assignment, rows: npt.NDArray[np.int64] | None = None) -> None:
         self.docs = docs
