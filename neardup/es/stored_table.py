@@ -63,7 +63,7 @@ class TableBuilder:
     def _reset(self) -> None:
         self._ids: list[str] = []
         self._times: list[str] = []
-        self._fingerprints: list[array[int]] = []  # one array per seed count, filled row by row
+        self._fingerprints: list[array[int]] = []  # one array per seed position, a value for every row
         self._seeds = array("B")
         self._sketch = array("I")
         self._sketch_ends = array("q")

@@ -22,8 +22,8 @@ from neardup.mappings import schema
 
 @pytest.fixture(scope="module")
 def hits() -> list[dict[str, Any]]:
-    """Articles, reprint variants of some of them, too-short and empty texts, records with metadata sets; times
-    out of list order, many shared (ties go by id); every third document already assigned."""
+    """Articles, reprint variants of some of them, too-short texts (the empty one too), records with metadata
+    sets; times out of list order, many shared (ties go by id); every third document already assigned."""
     fp = Fingerprinter.default()
     rng = random.Random(7)
     articles = [a.text for a in load_peoples_daily()[:40]]
@@ -99,3 +99,9 @@ def test_unchanged_compares_the_assignment_each_document_carried(hits: list[dict
     source = by_id[table[assigned].id][schema.ROOT]
     moved = schema.assignment_fields(source[schema.CLUSTER], source[schema.DUPLICATE_OF], Match(2, 0.8125))
     assert not table.unchanged(assigned, {schema.ROOT: moved})
+
+
+def test_an_index_without_documents_of_the_version_gives_an_empty_table() -> None:
+    table = TableBuilder().build()
+    assert len(table) == 0 and list(table) == []
+    assert cluster_records(table, lambda r: r.fingerprints, VerifyConfig()).cluster.size == 0
