@@ -62,7 +62,7 @@ class TableBuilder:
 
     def _reset(self) -> None:
         self._ids: list[str] = []
-        self._times: list[str] = []
+        self._orders: list[tuple[str, str]] = []  # each row's Stored.order, until the rows are sorted by it
         self._fingerprints: list[array[int]] = []  # one array per seed position, a value for every row
         self._seeds = array("B")
         self._sketch = array("I")
@@ -82,7 +82,7 @@ class TableBuilder:
         stored = Stored.from_hit(hit)
         row = len(self._ids)
         self._ids.append(stored.id)
-        self._times.append(stored.indexed_at)
+        self._orders.append(stored.order)
         count = len(stored.fingerprints)
         if count > 255:
             raise ValueError(f"{stored.id}: {count} fingerprints, more than a table row holds (255)")
@@ -102,14 +102,14 @@ class TableBuilder:
 
     def build(self) -> StoredTable:
         """The table, rows in document order (``indexed_at``, then id: :attr:`Stored.order`). The builder is
-        empty afterwards: what the table does not keep (the times, the columns in the order they came) is freed."""
+        empty afterwards: what the table does not keep (the order keys, the columns in the order they came) is freed."""
         table = self._build()
         self._reset()
         return table
 
     def _build(self) -> StoredTable:
         n = len(self._ids)
-        order = np.asarray(sorted(range(n), key=lambda k: (self._times[k], self._ids[k])), dtype=np.int64)
+        order = np.asarray(sorted(range(n), key=self._orders.__getitem__), dtype=np.int64)
         fingerprints = np.zeros((n, len(self._fingerprints)), dtype=np.uint64)
         for seed, column in enumerate(self._fingerprints):
             fingerprints[:, seed] = np.frombuffer(column, dtype=np.uint64)[order]
