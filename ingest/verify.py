@@ -144,50 +144,49 @@ def accepted_pairs(
     millions of candidates)."""
     left = np.asarray(i, dtype=np.int64)
     right = np.asarray(j, dtype=np.int64)
+    if left.size == 0:
+        return [], []
     found: dict[int, Match] = {}
     # a record the array path can compare: fingerprinted, sketched, and no metadata score to combine
     fast = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=len(records)) & config.use_sketch
     if config.mu < 1.0:
         fast &= np.fromiter((r.meta is None for r in records), dtype=bool, count=len(records))
-    # by chunks of pairs, and the records read marked rather than gathered: a batch verifies tens of millions
-    # of pairs, and an array per pair end would double what the pairs themselves take
+    # the array path's inputs, once: every record it can compare, and the bound's bitmaps of the left ends only
+    # (a lookup builds one, for its own document)
+    rows = np.flatnonzero(fast)
+    row = np.zeros(len(records), dtype=np.int64)
+    row[rows] = np.arange(rows.size)
+    sketches, lengths = pack_sketches([records[int(u)].sketch for u in rows])
+    fps = np.fromiter((records[int(u)].fingerprint for u in rows), dtype=np.uint64, count=rows.size)
     on_left = np.zeros(len(records), dtype=bool)
-    used = np.zeros(len(records), dtype=bool)
+    on_left[left] = True
+    lefts = row[np.flatnonzero(on_left & fast)]
+    bitmap_of = np.zeros(rows.size, dtype=np.int64)
+    bitmap_of[lefts] = np.arange(lefts.size)
+    bitmaps = sketch_bitmaps(sketches, lengths, lefts)
+    # every acceptance needs at least the lower threshold; a pair whose bound is below it needs no estimate
+    least = min(config.min_jaccard, config.near_jaccard)
+    # by chunks of pairs: a batch verifies tens of millions of them, and an array per pair would double what the
+    # pairs themselves take
     for start in range(0, left.size, _CHUNK):
-        a, b = left[start : start + _CHUNK], right[start : start + _CHUNK]
-        plain = fast[a] & fast[b]
-        on_left[a[plain]] = True
-        used[b[plain]] = True
+        i_part, j_part = left[start : start + _CHUNK], right[start : start + _CHUNK]
+        plain = fast[i_part] & fast[j_part]
         for k in np.flatnonzero(~plain).tolist():
-            match = verify(records[int(a[k])], records[int(b[k])], config)
+            match = verify(records[int(i_part[k])], records[int(j_part[k])], config)
             if match is not None:
                 found[start + k] = match
-    rows = np.flatnonzero(used | on_left)
-    if rows.size:
-        row = np.zeros(len(records), dtype=np.int64)
-        row[rows] = np.arange(rows.size)
-        sketches, lengths = pack_sketches([records[int(u)].sketch for u in rows])
-        # the bound's bitmaps, of the left ends only: a lookup builds one, for its own document
-        lefts = row[np.flatnonzero(on_left)]
-        bitmap_of = np.zeros(rows.size, dtype=np.int64)
-        bitmap_of[lefts] = np.arange(lefts.size)
-        bitmaps = sketch_bitmaps(sketches, lengths, lefts)
-        fps = np.fromiter((records[int(u)].fingerprint for u in rows), dtype=np.uint64, count=rows.size)
-        # every acceptance needs at least the lower threshold; a pair whose bound is below it needs no estimate
-        least = min(config.min_jaccard, config.near_jaccard)
-        for start in range(0, left.size, _CHUNK):
-            part = start + np.flatnonzero(fast[left[start : start + _CHUNK]] & fast[right[start : start + _CHUNK]])
-            a, b = row[left[part]], row[right[part]]
-            if least > 0:
-                live = jaccard_bounds(bitmaps[bitmap_of[a]], lengths[a], sketches[b], lengths[b]) >= least
-                part, a, b = part[live], a[live], b[live]
-            similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
-            distance = np.bitwise_count(fps[a] ^ fps[b])
-            accept = (similarity >= config.min_jaccard) | (
-                (distance <= config.max_distance) & (similarity >= config.near_jaccard)
-            )
-            for k in np.flatnonzero(accept).tolist():
-                found[int(part[k])] = Match(int(distance[k]), float(similarity[k]))
+        part = start + np.flatnonzero(plain)
+        a, b = row[i_part[plain]], row[j_part[plain]]
+        if least > 0:
+            live = jaccard_bounds(bitmaps[bitmap_of[a]], lengths[a], sketches[b], lengths[b]) >= least
+            part, a, b = part[live], a[live], b[live]
+        similarity = jaccard_rows(sketches[a], lengths[a], sketches[b], lengths[b])
+        distance = np.bitwise_count(fps[a] ^ fps[b])
+        accept = (similarity >= config.min_jaccard) | (
+            (distance <= config.max_distance) & (similarity >= config.near_jaccard)
+        )
+        for k in np.flatnonzero(accept).tolist():
+            found[int(part[k])] = Match(int(distance[k]), float(similarity[k]))
     positions = sorted(found)
     return positions, [found[k] for k in positions]
 
