@@ -30,7 +30,7 @@ lint: $(STAMP)
 	$(PYTHON) -m ruff format --check .
 
 typecheck: $(STAMP)
-	$(PYTHON) -m mypy
+	$(PYTHON) tools/typecheck.py
 
 bench: $(STAMP)
 	$(PYTHON) -m bench.run_all

@@ -69,6 +69,8 @@ DEFAULT_MAX_CANDIDATES = 64
 #: how many (seed, block) tokens a candidate pair must share
 DEFAULT_MIN_SHARED = 1
 K = TypeVar("K", bound=Hashable)
+#: the records a clustering compares, and what its ``seeds_of`` is given
+R = TypeVar("R", bound=Comparable)
 
 
 @dataclass(frozen=True)
@@ -318,8 +320,8 @@ def cluster_fingerprints(
 
 
 def record_candidate_pairs(
-    records: Sequence[Comparable],
-    seeds_of: Callable[[Comparable], Sequence[int]],
+    records: Sequence[R],
+    seeds_of: Callable[[R], Sequence[int]],
     max_bucket: int = DEFAULT_MAX_BUCKET,
     min_shared: int = DEFAULT_MIN_SHARED,
 ) -> tuple[I64, I64]:
@@ -355,8 +357,8 @@ def record_candidate_pairs(
 
 
 def verified_pairs(
-    records: Sequence[Comparable],
-    seeds_of: Callable[[Comparable], Sequence[int]],
+    records: Sequence[R],
+    seeds_of: Callable[[R], Sequence[int]],
     config: VerifyConfig,
     max_bucket: int = DEFAULT_MAX_BUCKET,
     min_shared: int = DEFAULT_MIN_SHARED,
@@ -370,8 +372,8 @@ def verified_pairs(
 
 
 def cluster_records(
-    records: Sequence[Comparable],
-    seeds_of: Callable[[Comparable], Sequence[int]],
+    records: Sequence[R],
+    seeds_of: Callable[[R], Sequence[int]],
     config: VerifyConfig,
     max_bucket: int = DEFAULT_MAX_BUCKET,
     guard: bool = True,

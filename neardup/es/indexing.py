@@ -137,7 +137,7 @@ def assign_batch(
     fresh = [d for d in recent if d.id not in batch_ids and d.version in versions]
     fresh_ids = {d.id for d in fresh}
     n_fresh = len(fresh)
-    pool: list[Comparable] = [*fresh, *records]
+    pool: list[Record | Stored] = [*fresh, *records]
     ci, cj = record_candidate_pairs(pool, _seeds, min_shared=config.min_shared)
     later = cj >= n_fresh  # pairs among the recent documents themselves are not this batch's to check
     ci, cj = ci[later], cj[later]
@@ -188,8 +188,8 @@ def assign_batch(
     return out
 
 
-def _seeds(record: Comparable) -> Sequence[int]:
-    return record.fingerprints  # type: ignore[no-any-return]
+def _seeds(record: Record | Stored) -> Sequence[int]:
+    return record.fingerprints
 
 
 def index_batch(

@@ -192,7 +192,7 @@ def candidate_query(
 
 
 def candidate_search(
-    record: Comparable,
+    record: Record | Stored,
     size: int,
     exclude: Iterable[str],
     min_shared: int,

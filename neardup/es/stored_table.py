@@ -24,9 +24,9 @@ as :class:`Row` views, which are what :func:`~ingest.cluster.cluster_records` co
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -142,7 +142,7 @@ def _assignment_key(source: Mapping[str, Any]) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class StoredTable:
+class StoredTable(Sequence["Row"]):
     """Stored documents in columns, row ``k`` the ``k``-th in document order (see :class:`TableBuilder`)."""
 
     ids: list[str]
@@ -165,7 +165,15 @@ class StoredTable:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def __getitem__(self, row: int) -> Row:
+    @overload
+    def __getitem__(self, row: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[Row]: ...
+
+    def __getitem__(self, row: int | slice) -> Row | list[Row]:
+        if isinstance(row, slice):
+            return [Row(self, k) for k in range(len(self.ids))[row]]
         if not -len(self.ids) <= row < len(self.ids):
             raise IndexError(f"row {row} of a table of {len(self.ids)}")
         return Row(self, row % len(self.ids))

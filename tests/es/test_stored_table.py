@@ -70,6 +70,8 @@ def test_rows_are_the_stored_documents_in_document_order(hits: list[dict[str, An
     assert {r.status for r in table} == {"ok", "too_short"}
     assert sum(r.meta is not None for r in table) == 3
     assert table[-1].id == stored[-1].id
+    assert [r.id for r in table[1:4]] == [s.id for s in stored[1:4]]  # a Sequence: slices are rows too
+    assert [r.id for r in reversed(table)] == [s.id for s in reversed(stored)]
     with pytest.raises(IndexError):
         table[len(table)]
 
