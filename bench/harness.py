@@ -29,6 +29,7 @@ from elasticsearch import Elasticsearch, NotFoundError, helpers
 from neardup import node as esnode
 from neardup.config import Settings
 from neardup.ingest.fingerprint import Record
+from neardup.mappings import schema
 
 __all__ = [
     "PeakRss",
@@ -65,6 +66,16 @@ def wait_for_merges(client: Elasticsearch, poll: float = 1.0) -> float:
         if all(n["indices"]["merges"]["current"] == 0 for n in stats["nodes"].values()):
             return time.perf_counter() - t0
         time.sleep(poll)
+
+
+def stored_document(index: str, doc_id: str, text: str, record: Record, order: int) -> dict[str, Any]:
+    """A bulk action writing a document as neardup would have stored it: ``record``'s fields, the document its
+    own cluster, ``indexed_at`` from ``order`` (later documents later)."""
+    fields = schema.record_fields(record) | {
+        schema.CLUSTER: doc_id,
+        schema.INDEXED_AT: schema.timestamp(1_700_000_000_000_000_000 + order),
+    }
+    return {"_index": index, "_id": doc_id, "text": text, schema.ROOT: fields}
 
 
 def bulk_load(
@@ -142,11 +153,18 @@ def elasticsearch(port: int, heap: str) -> Iterator[tuple[str, str]]:
     if url:
         yield url, url
         return
+    with embedded_node(port, heap) as info:
+        yield info.url, f"embedded {esnode.ES_VERSION}"
+
+
+@contextmanager
+def embedded_node(port: int, heap: str) -> Iterator[esnode.NodeInfo]:
+    """A fresh embedded node on a data directory of its own, stopped and deleted afterwards."""
     data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
     try:
         info, _ = esnode.start(Settings.from_env().home, data, port=port, heap=heap)
         try:
-            yield info.url, f"embedded {esnode.ES_VERSION}"
+            yield info
         finally:
             esnode.stop(data)
     finally:

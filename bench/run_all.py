@@ -16,6 +16,7 @@ BENCHES = [
     ["bench.service_eval"],
     ["bench.largest_request"],
     ["bench.scale"],
+    ["bench.ingest_profile"],
     ["bench.merge_policy"],
 ]
 

@@ -52,6 +52,7 @@ from bench.harness import (
     post_in_threads,
     segments_during,
     serve,
+    stored_document,
     time_methods,
     wait_for_merges,
 )
@@ -100,11 +101,7 @@ def _bulk_neardup(client: Elasticsearch, docs: Sequence[Doc], records: Sequence[
     def actions() -> Iterator[dict[str, Any]]:
         for k in range(start, end):
             rec = records[k]
-            nd = schema.record_fields(rec) | {
-                schema.CLUSTER: docs[k].id,
-                schema.INDEXED_AT: schema.timestamp(1_700_000_000_000_000_000 + k),
-            }
-            yield {"_index": INDEX, "_id": docs[k].id, "text": docs[k].text, schema.ROOT: nd}
+            yield stored_document(INDEX, docs[k].id, docs[k].text, rec, k)
             if rec.status == "ok":
                 for name in VECTORS.values():
                     yield {"_index": name, "_id": docs[k].id, "v": to_hex(rec.fingerprint)}
