@@ -9,11 +9,12 @@ the node profiled by Java Flight Recorder (``jcmd JFR.start``, default settings)
   fingerprints computed beforehand (merges waited for).
 
 Reported per phase: CPU seconds per 1,000 documents of the node, the service's workers and this client
-(``psutil``, user + system), and the node's CPU split by what its profiled samples were running (candidate
-search: block-term seeks, the second check, the rest of the block match, the rest of the search; the
-processor's fingerprinting; indexing; merges; refresh; real-time gets). JFR samples Java code only, so
-the node's garbage collection and compilation are spread over the categories in proportion. Also, from the
-fingerprints alone: how many stored block postings a document's 64 (seed, block) tokens reach, against
+(``psutil``, user + system), and the node's CPU by thread pool (each thread's CPU time from ``jcmd
+Thread.print`` before and after the phase, the JIT compilers and garbage collection apart), the search pool
+divided further (block-term seeks, the second check, the rest of the block match, the rest of the search)
+and the write pool (the processor's fingerprinting, the rest) in proportion to what the pool's own profiled
+samples were running (JFR samples threads running Java code, not the compilers or the collector, so its
+samples do not measure a pool's CPU; the threads' own times do). Also, from the fingerprints alone: how many stored block postings a document's 64 (seed, block) tokens reach, against
 what chance alone gives (64 × documents / 65,536): each is a candidate the search must check.
 
 Needs the JDK's ``jcmd`` and ``jfr`` beside the ``java`` that runs the node, and an embedded node (not
