@@ -14,8 +14,9 @@ Thread.print`` before and after the phase, the JIT compilers and garbage collect
 divided further (block-term seeks, the second check, the rest of the block match, the rest of the search)
 and the write pool (the processor's fingerprinting, the rest) in proportion to what the pool's own profiled
 samples were running (JFR samples threads running Java code, not the compilers or the collector, so its
-samples do not measure a pool's CPU; the threads' own times do). Also, from the fingerprints alone: how many stored block postings a document's 64 (seed, block) tokens reach, against
-what chance alone gives (64 × documents / 65,536): each is a candidate the search must check.
+samples do not measure a pool's CPU; the threads' own times do). Also, from the fingerprints alone: how
+many stored block postings a document's 64 (seed, block) tokens reach, against what chance alone gives
+(64 × documents / 65,536): each is a candidate the search must check.
 
 Needs the JDK's ``jcmd`` and ``jfr`` beside the ``java`` that runs the node, and an embedded node (not
 ``NEARDUP_ES_URL``): the profile is of the node's own process.

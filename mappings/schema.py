@@ -50,6 +50,7 @@ __all__ = [
     "Stored",
     "assignment_fields",
     "assignment_of",
+    "canonical_timestamp",
     "field_names",
     "is_reserved",
     "path",
@@ -187,6 +188,25 @@ def timestamp(ns: int) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
 
 
+def canonical_timestamp(value: str) -> str:
+    """An ``indexed_at`` with nine fraction digits, as :func:`timestamp` writes it. Elasticsearch renders a
+    ``date_nanos`` doc value without the fraction's trailing zeros, and a shorter fraction would sort after a
+    longer one of the same prefix (``…00.12345678Z`` after ``…00.123456789Z``), so text order would no longer
+    be time order. A value of another shape is returned as it is.
+
+    >>> canonical_timestamp("2026-11-26T15:10:00.12345678Z")
+    '2026-11-26T15:10:00.123456780Z'
+    >>> canonical_timestamp("2026-11-26T15:10:00.100Z")
+    '2026-11-26T15:10:00.100000000Z'
+    >>> canonical_timestamp("2026-11-26T15:10:00.123456789Z")
+    '2026-11-26T15:10:00.123456789Z'
+    """
+    head, dot, fraction = value.removesuffix("Z").partition(".")
+    if not value.endswith("Z") or not dot or not fraction.isdigit() or len(fraction) > 9:
+        return value
+    return f"{head}.{fraction.ljust(9, '0')}Z"
+
+
 @dataclass(frozen=True)
 class Stored:
     """A document as Elasticsearch holds it: enough to verify and assign, no re-tokenising."""
@@ -268,7 +288,7 @@ class Stored:
             status=str(one(STATUS) or ""),
             version=version,
             cluster=one(CLUSTER),
-            indexed_at=str(one(INDEXED_AT) or ""),
+            indexed_at=canonical_timestamp(str(one(INDEXED_AT) or "")),
             meta=decode_meta(one(META_MINHASH)),
             all_seeds=False,
         )

@@ -103,7 +103,8 @@ final class CandidateSearch {
             first(hit, target, FlagFields.META_MINHASH)
         );
         String indexedAt = first(hit, target, FlagFields.INDEXED_AT);
-        return new Candidate(hit.getId(), doc, version, first(hit, target, FlagFields.CLUSTER), indexedAt == null ? "" : indexedAt);
+        return new Candidate(hit.getId(), doc, version, first(hit, target, FlagFields.CLUSTER),
+            indexedAt == null ? "" : IndexedAt.canonical(indexedAt));
     }
 
     private static String first(SearchHit hit, String target, String name) {

@@ -42,6 +42,24 @@ final class IndexedAt {
         return format(last.accumulateAndGet(now, (previous, current) -> Math.max(previous + 1, current)));
     }
 
+    /**
+     * {@code value} with nine fraction digits, as {@link #format} writes it (Python's
+     * {@code schema.canonical_timestamp}): Elasticsearch renders a {@code date_nanos} doc value without the
+     * fraction's trailing zeros, and a shorter fraction sorts after a longer one of the same prefix, so text order
+     * would no longer be time order. A value of another shape is returned as it is.
+     */
+    static String canonical(String value) {
+        int dot = value.lastIndexOf('.');
+        if (value.endsWith("Z") == false || dot < 0) {
+            return value;
+        }
+        String fraction = value.substring(dot + 1, value.length() - 1);
+        if (fraction.isEmpty() || fraction.length() > 9 || fraction.chars().allMatch(c -> c >= '0' && c <= '9') == false) {
+            return value;
+        }
+        return value.substring(0, dot + 1) + fraction + "0".repeat(9 - fraction.length()) + "Z";
+    }
+
     static String format(long epochNanos) {
         return FORMAT.format(Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L)));
     }
