@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,16 +19,15 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
 
 from neardup import node as esnode
-from neardup.config import default_home
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.records import RecordConfig
+from tests.nodes import OwnNode
 from tests.ports import free_node_port
 
 
@@ -76,15 +74,9 @@ def _start() -> ESHandle:
         container.with_env("ES_JAVA_OPTS", "-Xms1g -Xmx1g").start()
         url = container.get_url()
         return ESHandle(url, "testcontainers", _server_version(url), container.stop)
-    home = Path(os.environ.get("NEARDUP_HOME") or default_home())
-    data = Path(tempfile.mkdtemp(prefix="neardup-test-es-"))
-    info, _ = esnode.start(home, data, port=free_node_port(), heap="1g")
-
-    def stop() -> None:
-        esnode.stop(data)
-        shutil.rmtree(data, ignore_errors=True)
-
-    return ESHandle(info.url, "embedded", _server_version(info.url), stop)
+    node = OwnNode("neardup-test-es-", heap="1g")
+    url = node.start()
+    return ESHandle(url, "embedded", _server_version(url), node.remove)
 
 
 def es_handle() -> ESHandle:

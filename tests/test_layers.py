@@ -10,12 +10,13 @@ does not see the mapped subpackages. Every import counts, also one inside a func
 from __future__ import annotations
 
 import ast
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tools.typecheck import package_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,10 +53,9 @@ class Import:
     top_level: bool
 
 
-def package_dirs(root: Path) -> dict[str, Path]:
+def package_folders(root: Path) -> dict[str, Path]:
     """Package name → folder, from pyproject's ``package-dir``."""
-    meta = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    return {name: root / folder for name, folder in meta["tool"]["setuptools"]["package-dir"].items()}
+    return {name: root / folder for name, folder in package_dirs(root / "pyproject.toml").items()}
 
 
 def modules(dirs: dict[str, Path]) -> dict[str, Path]:
@@ -109,7 +109,7 @@ def _resolve(imported: str, known: dict[str, Path]) -> str:
 
 
 def violations(root: Path) -> list[str]:
-    known = modules(package_dirs(root))
+    known = modules(package_folders(root))
     problems: list[str] = []
     graph: dict[str, set[str]] = {m: set() for m in known}
     for name, path in known.items():
@@ -175,7 +175,7 @@ def test_the_tree_keeps_the_layer_contract() -> None:
 
 
 def test_every_layer_names_a_package_that_exists() -> None:
-    known = modules(package_dirs(ROOT))
+    known = modules(package_folders(ROOT))
     for spec in LAYERS:
         for sibling in (s.strip() for s in spec.split("|")):
             assert sibling in known, sibling

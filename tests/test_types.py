@@ -5,25 +5,16 @@ for the code that imports it, and type every import across the packages as ``Any
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+
+from tools import typecheck
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _typecheck() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("typecheck", ROOT / "tools" / "typecheck.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_view_puts_each_file_at_its_import_path(tmp_path: Path) -> None:
-    typecheck = _typecheck()
     dirs = typecheck.package_dirs(ROOT / "pyproject.toml")
     typecheck.build_view(tmp_path, dirs)
     for inside, real in [

@@ -5,23 +5,18 @@ and an all-or-nothing batch that cannot be undone says which documents may stay 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
 
-from neardup import node as esnode
-from neardup.config import default_home
 from neardup.errors import BatchNotUndone
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
-from tests.ports import free_node_port
+from tests.nodes import OwnNode, own_node
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
 
@@ -30,29 +25,15 @@ DOCS = 12
 INDEX = "midbatch"
 
 
-class Node:
-    """An embedded node of this test's own, on a data directory it may stop and start again."""
-
-    def __init__(self) -> None:
-        self.home = Path(os.environ.get("NEARDUP_HOME") or default_home())
-        self.data = Path(tempfile.mkdtemp(prefix="neardup-midbatch-"))
-        self.port = free_node_port()
-
-    def start(self) -> Elasticsearch:
-        info, _ = esnode.start(self.home, self.data, port=self.port, heap="512m")
-        return Elasticsearch(info.url, request_timeout=10, max_retries=1)
-
-    def stop(self) -> None:
-        if esnode.running_node(self.data) is not None:
-            esnode.stop(self.data)
-
-
 @pytest.fixture
-def node() -> Iterator[Node]:
-    n = Node()
-    yield n
-    n.stop()
-    shutil.rmtree(n.data, ignore_errors=True)
+def node() -> Iterator[OwnNode]:
+    with own_node("neardup-midbatch-", heap="512m") as n:
+        yield n
+
+
+def _client(node: OwnNode) -> Elasticsearch:
+    """A client of ``node``, started (again) with its data as it was left."""
+    return Elasticsearch(node.start(), request_timeout=10, max_retries=1)
 
 
 def _docs() -> list[Incoming]:
@@ -61,7 +42,7 @@ def _docs() -> list[Incoming]:
     return [Incoming(f"d{k}", t) for k, t in enumerate(texts)]
 
 
-def _stop_after_first_chunk(node: Node) -> Callable[[int], None]:
+def _stop_after_first_chunk(node: OwnNode) -> Callable[[int], None]:
     seen: list[int] = []
 
     def progress(n: int) -> None:
@@ -77,8 +58,8 @@ def _stored(client: Elasticsearch) -> set[str]:
     return {h["_id"] for h in client.search(index=INDEX, size=100)["hits"]["hits"]}
 
 
-def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(node: Node) -> None:
-    client = node.start()
+def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(node: OwnNode) -> None:
+    client = _client(node)
     setup_index(client, INDEX)
     docs = _docs()
     results = index_batch(
@@ -95,13 +76,13 @@ def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(
     assert all(r.cluster == r.id for r in results[:CHUNK])
     for r in results[CHUNK:]:
         assert r.error is not None and "unreachable" in r.error and r.cluster is None
-    client = node.start()
+    client = _client(node)
     assert _stored(client) == {f"d{k}" for k in range(CHUNK)}
     client.close()
 
 
-def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_written(node: Node) -> None:
-    client = node.start()
+def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_written(node: OwnNode) -> None:
+    client = _client(node)
     setup_index(client, INDEX)
     with pytest.raises(BatchNotUndone) as raised:
         index_batch(
@@ -116,7 +97,7 @@ def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_writt
     assert raised.value.written == [f"d{k}" for k in range(CHUNK)]
     assert "send the batch again" in str(raised.value)
     # what it names is exactly what Elasticsearch kept; the batch, sent again, is written whole
-    client = node.start()
+    client = _client(node)
     assert _stored(client) == set(raised.value.written)
     again = index_batch(client, INDEX, _docs(), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=True))
     assert [r.status for r in again] == ["updated"] * CHUNK + ["created"] * (DOCS - CHUNK)

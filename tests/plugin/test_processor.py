@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from elasticsearch import BadRequestError, Elasticsearch
 
-from neardup import node as esnode
-from neardup.config import Settings, default_home
+from neardup.config import Settings
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
@@ -29,7 +25,7 @@ from neardup.es.pipeline import PIPELINE_ID, install_pipeline, nodes_without_pro
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import schema
-from tests.ports import free_node_port
+from tests.nodes import own_node
 
 pytestmark = pytest.mark.es
 
@@ -252,14 +248,8 @@ def test_setup_pipeline_leaves_another_default_pipeline_alone(
 @pytest.fixture(scope="module")
 def bare_node() -> Iterator[str]:
     """A second embedded node without neardup's plugin, as a user's cluster before installing it."""
-    data = Path(tempfile.mkdtemp(prefix="neardup-test-bare-"))
-    home = Path(os.environ.get("NEARDUP_HOME") or default_home())
-    info, _ = esnode.start(home, data, port=free_node_port(), heap="384m", plugin=False)
-    try:
-        yield info.url
-    finally:
-        esnode.stop(data)
-        shutil.rmtree(data, ignore_errors=True)
+    with own_node("neardup-test-bare-", heap="384m", plugin=False) as node:
+        yield node.start()
 
 
 def test_setup_pipeline_without_the_plugin_fails_clearly_and_changes_nothing(bare_node: str) -> None:

@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
-from neardup import node as esnode
-from neardup.config import default_home
 from neardup.errors import BatchNotUndone, SearchFailed
 from neardup.service import create_app
-from tests.ports import free_node_port
+from tests.nodes import own_node
 
 pytestmark = pytest.mark.es
 
@@ -186,19 +181,16 @@ def test_a_failed_search_is_answered_by_what_the_client_can_do(
 
 @pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
 def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
-    home = Path(os.environ.get("NEARDUP_HOME") or default_home())
-    data = Path(tempfile.mkdtemp(prefix="neardup-outage-"))
-    port = free_node_port()
-    info, _ = esnode.start(home, data, port=port, heap="512m")
-    try:
-        app = create_app({"es_url": info.url, "es_retries": 1, "es_timeout": 5})
+    with own_node("neardup-outage-", heap="512m") as node:
+        url = node.start()
+        app = create_app({"es_url": url, "es_retries": 1, "es_timeout": 5})
         api = app.test_client()
         acked: list[str] = []
         for k in range(3):
             resp = api.post("/v1/indices/outage/documents", json={"id": f"a{k}", "text": TEXT + str(k)})
             assert resp.status_code == 200
             acked += [i["id"] for i in resp.json["items"] if i["status"] != "error"]
-        esnode.stop(data)
+        node.stop()
         t0 = time.monotonic()
         down = [
             api.get("/healthz"),
@@ -210,7 +202,7 @@ def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
         for resp in down:
             assert _error(resp, 503)["type"] == "elasticsearch_unavailable"
         print(f"4 requests answered 503 in {elapsed:.2f}s")
-        info, _ = esnode.start(home, data, port=port, heap="512m")
+        assert node.start() == url  # the same port and data
         for _ in range(50):  # the same app, no restart: it reconnects
             if api.get("/healthz").status_code == 200:
                 break
@@ -218,12 +210,8 @@ def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
         assert api.get("/healthz").status_code == 200
         resp = api.post("/v1/indices/outage/documents", json={"id": "after", "text": TEXT + "0"})
         assert resp.status_code == 200 and resp.json["items"][0]["duplicate_of"] == "a0"
-        es = Elasticsearch(info.url)
+        es = Elasticsearch(url)
         es.indices.refresh(index="outage")
         stored = {h["_id"] for h in es.search(index="outage", size=100)["hits"]["hits"]}
         es.close()
         assert set(acked) <= stored and "lost" not in stored
-    finally:
-        if esnode.running_node(data) is not None:
-            esnode.stop(data)
-        shutil.rmtree(data, ignore_errors=True)
