@@ -13,9 +13,9 @@
 
 Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second),
 with 2 client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no
-merge running. Every way first writes ``--warm-up`` documents untimed (a node that has been running has its code
-compiled: a cold node's first run was the slowest by far), then ``--rounds`` rounds of all the ways in turn; the
-median round is reported with the range. Then the refresh interval's trade: the flag pipeline over
+merge running. Every way first writes ``--warm-up`` documents untimed (a cold node's first run was the slowest by
+far; the node still compiles code after it, less in each later round), then ``--rounds`` rounds of all the ways
+in turn; the median round is reported with the range. Then the refresh interval's trade: the flag pipeline over
 ``--refresh-docs`` documents (a longer run, where segments pile up as they do in a live index) and the service
 (processor fingerprinting, 2 workers) over the same documents as above, each into an index refreshing every 1 s
 and every 5 s (with the windows of documents written moments ago at 5 s and 10 s), with their clusters' P/R and,
@@ -299,7 +299,7 @@ def main() -> None:
         client = Elasticsearch(url, request_timeout=600)
         install_pipeline(client)
         install_pipeline(client, flag=True)
-        # not timed: every way once over the first documents, so the node's code paths and ours are compiled
+        # not timed: every way once over the first documents, so no timed round meets a cold node
         for way in WAYS:
             way.run(client, url, docs[: args.warm_up], records[: args.warm_up])
         seconds: dict[str, list[float]] = {way.key: [] for way in WAYS}
@@ -337,10 +337,10 @@ def main() -> None:
         f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
         "client threads, a fresh index with the neardup mapping per row (Elasticsearch's default refresh, every "
         "second), refresh at the end counted. All rows in this one run: first every way once over the first "
-        f"{args.warm_up:,} documents (not timed: the node's code and ours compiled, as on a node that has been "
-        f"running), then {args.rounds} rounds of every way in the order of the table; the median round is "
-        "reported, its ratios, the range of the rounds, and the mean number of segments the index had (sampled "
-        "every second). Notes read what the last round wrote.",
+        f"{args.warm_up:,} documents (not timed, so no row meets a cold node; the node still compiles code after "
+        f"it, less in each round), then {args.rounds} rounds of every way in the order of the table; the median "
+        "round is reported, its ratios, the range of the rounds, and the mean number of segments the index had "
+        "(sampled every second). Notes read what the last round wrote.",
         "",
         "| how | seconds (median) | documents/s (median) | range of rounds | × plain bulk | × the service "
         "| segments | note |",

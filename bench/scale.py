@@ -23,7 +23,10 @@ first 100k documents also go through a plain ``helpers.bulk`` into an index of t
 count is sampled meanwhile: every document's candidate search seeks its block tokens in every segment.
 
 Before anything is timed, 20,000 other documents go through the plain bulk and the service into indices of
-their own (deleted after), so the node's and the workers' code is compiled as on a node that has been running.
+their own (deleted after), so the first timed documents do not pay for a cold node. The node is still compiling
+code after it: ``ingest_profile.md`` measured its JIT compilers at about a quarter of its CPU in the 50,000
+documents after a 50,000-document warm-up, against a twentieth late. That slows the early ingest more than the
+late one, so the late/early ratio reads higher than it would on a node long in service.
 
 Run: ``python -m bench.scale`` (``--docs 100000`` for a quick run) → bench/results/scale.md
 """
@@ -352,8 +355,9 @@ def main() -> None:
         f"{ingest:,} documents, batches of {BATCH}; the service with its default `refresh=false` (documents a",
         "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` with its",
         "default refresh (none) into an index with the default mapping. Before either was timed, "
-        f"{WARM_DOCS:,} other documents went through both into indices of their own (code compiled, as on a node "
-        "that has been running). " + _service_mode(args.fingerprint_in_es, args.flag_in_es),
+        f"{WARM_DOCS:,} other documents went through both into indices of their own. The node was still compiling "
+        "code in the early phase (see `ingest_profile.md`), which slows it more than the late one: the late/early "
+        "ratio reads higher than on a node long in service. " + _service_mode(args.fingerprint_in_es, args.flag_in_es),
         "",
         "| what | documents/s | × helpers.bulk | peak worker RSS MiB | segments (mean, most) |",
         "|---|---|---|---|---|",
