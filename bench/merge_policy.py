@@ -106,7 +106,7 @@ def main() -> None:
 
     command = (
         f"python -m bench.merge_policy --preload {args.preload} --ingest {args.ingest} --rounds {args.rounds}"
-        f" --corpus {args.corpus}"
+        f" --corpus {args.corpus}" + ("" if args.out == parser.get_default("out") else f" --out {args.out}")
     )
     out = [
         "# The service's ingest by merge policy",

@@ -1,0 +1,37 @@
+"""Every results file in bench/results states the command that wrote it, and ``bench/run_all.py`` (``make bench``)
+runs exactly that command for it, so running the benches again writes the same files the same way."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+from bench import run_all
+
+RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results"
+#: written from the output of ``neardup eval`` (its header names that command), not by a bench
+NOT_A_BENCH = {"eval-table.md"}
+
+
+def test_every_results_file_is_written_by_one_bench_of_run_all() -> None:
+    files = {p.name for p in RESULTS.glob("*.md")} - NOT_A_BENCH
+    assert sorted(files - set(run_all.BENCHES)) == []  # a file no command writes again
+    assert sorted(set(run_all.BENCHES) - files) == []  # a command whose file is not there
+
+
+@pytest.mark.parametrize("name", sorted(run_all.BENCHES))
+def test_the_file_states_the_command_run_all_runs_for_it(name: str) -> None:
+    assert f"`{run_all.command(name)}`" in (RESULTS / name).read_text(encoding="utf-8")
+
+
+def test_run_all_refuses_a_file_no_bench_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_all.main(["nothing.md"])
+    assert exited.value.code == 2
+    assert "no bench writes nothing.md" in capsys.readouterr().err
+
+
+def test_the_doctests_of_run_all() -> None:
+    assert doctest.testmod(run_all).failed == 0
