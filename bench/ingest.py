@@ -119,14 +119,15 @@ def _pr(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> str:
 
 def _refresh_rows(client: Elasticsearch, url: str, flag_docs: Sequence[Doc], docs: Sequence[Doc]) -> list[str]:
     """The flag pipeline over ``flag_docs`` and the service (processor fingerprinting) over ``docs`` at each
-    refresh interval of ``REFRESH_TRADE``, as table rows; the default flag pipeline is put back after."""
+    refresh interval of ``REFRESH_TRADE``, as table rows."""
     out = []
     index = "bench-ingest-refresh"
     for interval, window in REFRESH_TRADE:
-        install_pipeline(client, flag=True, settings=Settings.from_env({}, recent_seconds=window))
+        # the pipeline of this window has an id of its own (neardup-flag is the default window's)
+        pipeline = install_pipeline(client, flag=True, settings=Settings.from_env({}, recent_seconds=window))
 
-        def write(interval: str = interval) -> float:
-            return _bulk(client, index, flag_docs, FLAG_PIPELINE_ID, settings={"refresh_interval": interval})
+        def write(interval: str = interval, pipeline: str = pipeline) -> float:
+            return _bulk(client, index, flag_docs, pipeline, settings={"refresh_interval": interval})
 
         seconds, mean, most = segments_during(client, index, write)
         out.append(
@@ -140,7 +141,6 @@ def _refresh_rows(client: Elasticsearch, url: str, flag_docs: Sequence[Doc], doc
             f"| {len(docs) / seconds:,.0f} | {_pr(client, index, docs)} | |"
         )
         client.indices.delete(index=index)
-    install_pipeline(client, flag=True)
     return out
 
 

@@ -238,16 +238,19 @@ def check_pipeline(client: Elasticsearch, index: str) -> None:
         )
 
 
-def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settings | None = None) -> None:
+def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settings | None = None) -> str:
     """``PUT _ingest/pipeline/ID`` (idempotent) with :func:`pipeline_body`, ID being :func:`pipeline_id` of the same
-    arguments; :class:`PluginMissing` when Elasticsearch refuses it for want of the processor."""
+    arguments; the ID, which is the one to write through (with other ``settings`` than the defaults it is not
+    ``neardup-flag``); :class:`PluginMissing` when Elasticsearch refuses it for want of the processor."""
+    pipeline = pipeline_id(flag, settings)
     try:
-        client.ingest.put_pipeline(id=pipeline_id(flag, settings), body=pipeline_body(flag, settings))
+        client.ingest.put_pipeline(id=pipeline, body=pipeline_body(flag, settings))
     except BadRequestError as exc:
         error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
         if error.get("processor_type") == PROCESSOR or f"[{PROCESSOR}] is not installed" in str(error.get("reason")):
             raise PluginMissing([]) from exc
         raise
+    return pipeline
 
 
 def use_pipeline(client: Elasticsearch, index: str, flag: bool = False, settings: Settings | None = None) -> None:

@@ -21,7 +21,14 @@ from neardup.config import Settings
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
-from neardup.es.pipeline import PIPELINE_ID, install_pipeline, nodes_without_processor, pipeline_body
+from neardup.es.pipeline import (
+    FLAG_PIPELINE_ID,
+    PIPELINE_ID,
+    install_pipeline,
+    nodes_without_processor,
+    pipeline_body,
+    pipeline_id,
+)
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import schema
@@ -74,6 +81,18 @@ def test_the_pipeline_is_installed_as_defined(es: Elasticsearch, pipeline: str) 
     assert stored["processors"] == body["processors"]
     assert stored["version"] == body["version"] and stored["_meta"] == body["_meta"]
     install_pipeline(es)  # idempotent
+
+
+def test_installing_with_other_settings_answers_the_id_to_write_through(es: Elasticsearch, pipeline: str) -> None:
+    settings = Settings.from_env({}, recent_seconds=10)
+    own = install_pipeline(es, flag=True, settings=settings)
+    try:
+        # not neardup-flag, whose window is the default's: writing there would not use these settings
+        assert own == pipeline_id(True, settings) != FLAG_PIPELINE_ID
+        processor = es.ingest.get_pipeline(id=own)[own]["processors"][0]["neardup"]
+        assert processor["window_seconds"] == 10
+    finally:
+        es.ingest.delete_pipeline(id=own)
 
 
 @pytest.mark.parametrize(
