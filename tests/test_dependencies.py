@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 META = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 INSTALLED = ("neardup", "ingest", "mappings", "service")
 RELAXED = ("tests", "bench")
-LOCAL = {"neardup", "tests", "bench", "conftest"}
+LOCAL = {"neardup", "tests", "bench", "tools", "conftest"}
 
 
 def _names(requirements: list[str]) -> set[str]:
