@@ -293,7 +293,7 @@ def main() -> None:
         client = Elasticsearch(info.url, request_timeout=600)
         setup_index(client, INDEX)
         setup_index(client, WARM)
-        post_in_threads(served, WARM, docs[ingest : ingest + warm], BATCH, 2)  # code compiled, not timed
+        post_in_threads(served, WARM, docs[ingest : ingest + warm], BATCH, 2)  # not timed: no phase meets a cold node
         client.indices.delete(index=WARM)
         wait_for_merges(client, poll=2.0)
         early = profiled(client, info.pid, served, docs[:ingest], "early", Path(tmp))

@@ -21,7 +21,7 @@ from neardup.es.client import make_client, record_config, setup_index, validate_
 from neardup.es.documents import DocumentFields
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.lookup import has_verify_script
-from neardup.es.pipeline import check_pipeline, install_pipeline, pipeline_id, use_pipeline
+from neardup.es.pipeline import check_pipeline, install_pipeline, use_pipeline
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.pool import FingerprintPool
@@ -95,9 +95,9 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     created = setup_index(client, index)
     click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
     if pipeline:
-        install_pipeline(client, flag, settings)
+        installed = install_pipeline(client, flag, settings)
         use_pipeline(client, index, flag, settings)
-        click.echo(f"installed ingest pipeline {pipeline_id(flag, settings)}; it is the default pipeline of {index}")
+        click.echo(f"installed ingest pipeline {installed}; it is the default pipeline of {index}")
 
 
 @click.command("index")

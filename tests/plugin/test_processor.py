@@ -71,8 +71,8 @@ def _reason(item: dict[str, Any]) -> str:
     return str(item["error"]["reason"])
 
 
-def _put(es: Elasticsearch, definition: dict[str, Any], pipeline_id: str = "neardup-test") -> None:
-    es.ingest.put_pipeline(id=pipeline_id, processors=[{"neardup": definition}])
+def _put(es: Elasticsearch, definition: dict[str, Any], pipeline: str = "neardup-test") -> None:
+    es.ingest.put_pipeline(id=pipeline, processors=[{"neardup": definition}])
 
 
 def test_the_pipeline_is_installed_as_defined(es: Elasticsearch, pipeline: str) -> None:
