@@ -131,7 +131,7 @@ def _refresh_rows(client: Elasticsearch, url: str, flag_docs: Sequence[Doc], doc
 
         seconds, mean, most = segments_during(client, index, write)
         out.append(
-            f"| `pipeline=neardup-flag`, {len(flag_docs):,} documents | {interval} | {window} s "
+            f"| `pipeline={pipeline}`, {len(flag_docs):,} documents | {interval} | {window} s "
             f"| {len(flag_docs) / seconds:,.0f} | {_pr(client, index, flag_docs)} | {mean:.1f} / {most} |"
         )
         with serve(url, workers=2, fingerprint_in_es="true", recent_seconds=str(window)) as served:

@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 META = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 INSTALLED = ("neardup", "ingest", "mappings", "service")
 RELAXED = ("tests", "bench")
-LOCAL = {"neardup", "tests", "bench", "tools", "conftest"}
+#: the repository's own top-level packages: those pyproject names first-party for ruff's import sorting, and
+#: pytest's conftest
+LOCAL = {*META["tool"]["ruff"]["lint"]["isort"]["known-first-party"], "conftest"}
 
 
 def _names(requirements: list[str]) -> set[str]:

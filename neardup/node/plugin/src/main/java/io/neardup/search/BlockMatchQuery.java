@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.lucene.index.LeafReader;
@@ -89,7 +88,7 @@ public final class BlockMatchQuery extends Query {
         this.fields = fields.toArray(new String[0]);
         this.terms = new BytesRef[fields.size()][];
         for (int f = 0; f < this.fields.length; f++) {
-            this.terms[f] = new TreeSet<>(termsPerField.get(f)).toArray(new BytesRef[0]);
+            this.terms[f] = distinctAscending(termsPerField.get(f));
         }
         this.keys = new long[fields.size()][];
         for (int f = 0; presence != null && f < this.fields.length; f++) {
@@ -98,6 +97,19 @@ public final class BlockMatchQuery extends Query {
         this.minShared = minShared;
         this.check = check;
         this.presence = presence;
+    }
+
+    /** {@code terms} without repeats, in ascending order. */
+    static BytesRef[] distinctAscending(List<BytesRef> terms) {
+        BytesRef[] sorted = terms.toArray(new BytesRef[0]);
+        Arrays.sort(sorted);
+        int size = 0;
+        for (BytesRef term : sorted) {
+            if (size == 0 || sorted[size - 1].bytesEquals(term) == false) {
+                sorted[size++] = term;
+            }
+        }
+        return size == sorted.length ? sorted : Arrays.copyOf(sorted, size);
     }
 
     @Override
@@ -170,7 +182,9 @@ public final class BlockMatchQuery extends Query {
             }
             TermPresence.Field known = presence == null ? null : presence.field(reader, fields[f]);
             TermPresence.Filter filter = known == null ? null : known.filter(indexed);
-            TermsEnum termsEnum = indexed.iterator();
+            // made at the first term the filter lets through: a segment's terms enum is costly to set up, and in the
+            // small segments the filter serves it is often not needed at all
+            TermsEnum termsEnum = null;
             int seeks = 0;
             int hits = 0;
             for (int t = 0; t < terms[f].length; t++) {
@@ -179,6 +193,9 @@ public final class BlockMatchQuery extends Query {
                     continue;
                 }
                 seeks++;
+                if (termsEnum == null) {
+                    termsEnum = indexed.iterator();
+                }
                 if (termsEnum.seekExact(term) == false) {
                     continue;
                 }

@@ -222,6 +222,13 @@ class BlockMatchQueryTest {
             shuffled.add(copy);
         }
         assertEquals(blocks(tokens, 1), blocks(shuffled, 1));
+        List<List<String>> repeated = new ArrayList<>();
+        for (List<String> field : tokens) {
+            List<String> twice = new ArrayList<>(field);
+            twice.addAll(field);
+            repeated.add(twice);
+        }
+        assertEquals(blocks(tokens, 1), blocks(repeated, 1));
         assertEquals(blocks(tokens, 1).hashCode(), blocks(shuffled, 1).hashCode());
         assertNotEquals(blocks(tokens, 1), blocks(tokens, 2));
         assertThrows(IllegalArgumentException.class, () -> blocks(tokens, 0));

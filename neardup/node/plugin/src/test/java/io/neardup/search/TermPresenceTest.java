@@ -16,11 +16,13 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
@@ -99,6 +101,60 @@ class TermPresenceTest {
             BlockMatchQuery.Matches matches = new BlockMatchQuery(List.of("few", "all"),
                 List.of(List.of(new BytesRef("t7"), new BytesRef("t8")), List.of(new BytesRef("t7"))), 1, null, presence).match(leaf);
             assertEquals(List.of(1, 7, 201, 401, 601, 801), java.util.Arrays.stream(matches.docs(), 0, matches.size()).boxed().toList());
+        }
+    }
+
+    @Test
+    void aFieldWhoseSoughtTermsTheFilterCallsAbsentIsNotSought() throws IOException {
+        TermPresence presence = new TermPresence(0, 1.0, Long.MAX_VALUE);
+        try (Directory dir = segment(); DirectoryReader reader = DirectoryReader.open(dir)) {
+            LeafReader leaf = reader.leaves().get(0).reader();
+            TermPresence.Filter filter = presence.field(leaf, "few").filter(leaf.terms("few"));
+            List<BytesRef> absent = java.util.stream.IntStream.range(0, 5_000)
+                .mapToObj(v -> new BytesRef("u" + v))
+                .filter(t -> filter.mightContain(TermPresence.key(t)) == false)
+                .limit(16)
+                .toList();
+            assertEquals(16, absent.size());
+            IteratorCounting counting = new IteratorCounting(leaf);
+            assertNull(new BlockMatchQuery(List.of("few"), List.of(absent), 1, null, presence).match(counting));
+            assertEquals(0, counting.iterators, "a terms enum was made for a field with nothing to seek");
+            List<BytesRef> oneHeld = new java.util.ArrayList<>(absent);
+            oneHeld.add(new BytesRef("t7"));
+            BlockMatchQuery.Matches matches = new BlockMatchQuery(List.of("few"), List.of(oneHeld), 1, null, presence).match(counting);
+            assertEquals(List.of(1, 201, 401, 601, 801), java.util.Arrays.stream(matches.docs(), 0, matches.size()).boxed().toList());
+            assertEquals(1, counting.iterators);
+        }
+    }
+
+    /** A segment that counts the terms enums made of its fields. */
+    private static final class IteratorCounting extends FilterLeafReader {
+        int iterators;
+
+        IteratorCounting(LeafReader in) {
+            super(in);
+        }
+
+        @Override
+        public Terms terms(String field) throws IOException {
+            Terms terms = super.terms(field);
+            return terms == null ? null : new FilterLeafReader.FilterTerms(terms) {
+                @Override
+                public TermsEnum iterator() throws IOException {
+                    iterators++;
+                    return super.iterator();
+                }
+            };
+        }
+
+        @Override
+        public CacheHelper getCoreCacheHelper() {
+            return in.getCoreCacheHelper();
+        }
+
+        @Override
+        public CacheHelper getReaderCacheHelper() {
+            return in.getReaderCacheHelper();
         }
     }
 
