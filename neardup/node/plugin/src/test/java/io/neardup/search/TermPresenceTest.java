@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -100,7 +103,7 @@ class TermPresenceTest {
             assertEquals(4096 / 8, presence.usedBytes());
             BlockMatchQuery.Matches matches = new BlockMatchQuery(List.of("few", "all"),
                 List.of(List.of(new BytesRef("t7"), new BytesRef("t8")), List.of(new BytesRef("t7"))), 1, null, presence).match(leaf);
-            assertEquals(List.of(1, 7, 201, 401, 601, 801), java.util.Arrays.stream(matches.docs(), 0, matches.size()).boxed().toList());
+            assertEquals(List.of(1, 7, 201, 401, 601, 801), Arrays.stream(matches.docs(), 0, matches.size()).boxed().toList());
         }
     }
 
@@ -110,7 +113,7 @@ class TermPresenceTest {
         try (Directory dir = segment(); DirectoryReader reader = DirectoryReader.open(dir)) {
             LeafReader leaf = reader.leaves().get(0).reader();
             TermPresence.Filter filter = presence.field(leaf, "few").filter(leaf.terms("few"));
-            List<BytesRef> absent = java.util.stream.IntStream.range(0, 5_000)
+            List<BytesRef> absent = IntStream.range(0, 5_000)
                 .mapToObj(v -> new BytesRef("u" + v))
                 .filter(t -> filter.mightContain(TermPresence.key(t)) == false)
                 .limit(16)
@@ -119,10 +122,10 @@ class TermPresenceTest {
             IteratorCounting counting = new IteratorCounting(leaf);
             assertNull(new BlockMatchQuery(List.of("few"), List.of(absent), 1, null, presence).match(counting));
             assertEquals(0, counting.iterators, "a terms enum was made for a field with nothing to seek");
-            List<BytesRef> oneHeld = new java.util.ArrayList<>(absent);
+            List<BytesRef> oneHeld = new ArrayList<>(absent);
             oneHeld.add(new BytesRef("t7"));
             BlockMatchQuery.Matches matches = new BlockMatchQuery(List.of("few"), List.of(oneHeld), 1, null, presence).match(counting);
-            assertEquals(List.of(1, 201, 401, 601, 801), java.util.Arrays.stream(matches.docs(), 0, matches.size()).boxed().toList());
+            assertEquals(List.of(1, 201, 401, 601, 801), Arrays.stream(matches.docs(), 0, matches.size()).boxed().toList());
             assertEquals(1, counting.iterators);
         }
     }
