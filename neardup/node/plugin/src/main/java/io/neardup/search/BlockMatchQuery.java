@@ -37,13 +37,13 @@ import org.apache.lucene.util.BytesRef;
  * a {@code terms} query each field is a multi-term rewrite per segment (a filtered terms enum that positions on the
  * next existing term after every absent one, then a small boolean query of the terms found, with its own weights and
  * scorers), and through 64 {@code term} clauses each term's state is built over every segment and 64 scorers are
- * merged in a heap. Here each segment gets one {@code TermsEnum} per field, the sorted terms are sought with
+ * merged in a heap. Here each segment gets at most one {@code TermsEnum} per field, the sorted terms are sought with
  * {@code seekExact} (which stops at an absent term without moving on), their postings are gathered into one array and
  * counted: the same documents and scores, without a per-field rewrite, term states over every segment or a heap of
  * scorers.
  *
  * <p>Where most sought terms are absent (the small segments of a growing index), a {@link TermPresence} filter of the
- * segment's terms spares their seeks.
+ * segment's terms spares their seeks, and the {@code TermsEnum} of a field where it spares them all.
  *
  * <p>Given a {@link SketchCheck}, a match must also pass that second check, read from the segment's doc values as
  * the matches are found (in document order), so the rest of the query only sees verified documents.
