@@ -6,15 +6,17 @@ own work is out of the figures) into a fresh index whose mapping holds the text 
 fields: none, the shipped ones, the shipped ones without one group, or the block fields alone. The figure is the
 CPU time the Elasticsearch node spent (``_nodes/stats`` process CPU) from the first request until the index is
 refreshed and its merges have finished, per document; the wall rate is reported beside it. Variants take turns,
-``--rounds`` rounds after an untimed round of every variant (code compiled, as on a running node); the median
-round is reported.
+``--rounds`` rounds after an untimed round of every variant (code compiled, as on a running node), every other
+round in the reverse order (so no variant always follows the same one); the median round is reported.
 
-Two peers, not shipped, tell the blocks' cost apart: the same block fields whose tokens have few distinct values
-(the last three hex digits cut off: 16 values per seed instead of 65,536) show what the tokens' cardinality costs,
-and the blocks as four whitespace-analysed ``text`` fields (one string each) show what parsing 64 array values
-costs.
+Peers, not shipped, tell the costs apart. The same block fields whose tokens have few distinct values (the last
+three hex digits cut off: 16 values per seed instead of 65,536) show what the tokens' cardinality costs; the blocks
+as four whitespace-analysed ``text`` fields (one string each) show what parsing 64 array values costs. The shipped
+fields with one field mapped as Elasticsearch's defaults would have it show what the shipped mapping saves: block
+fields without norms (a keyword with neither doc values nor norms has each value indexed a second time, in
+``_field_names``), fingerprints indexed as points besides their doc values.
 
-Run: ``python -m bench.field_cost [--docs 24000] [--rounds 3]`` (embedded Elasticsearch, or ``NEARDUP_ES_URL``)
+Run: ``python -m bench.field_cost [--docs 48000] [--rounds 5]`` (embedded Elasticsearch, or ``NEARDUP_ES_URL``)
 → bench/results/field_cost.md
 """
 
@@ -24,7 +26,7 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,11 @@ def _without(*names: str) -> Variant:
     )
 
 
+def _shipped_but(changed: Mapping[str, dict[str, Any]]) -> Variant:
+    """The shipped fields, some of them mapped as ``changed`` says."""
+    return neardup_fields() | dict(changed), lambda fields: fields
+
+
 def _blocks_only(convert: Callable[[list[str]], Any], mapping: dict[str, Any] | None = None) -> Variant:
     shipped = neardup_fields()
     return (
@@ -67,10 +74,14 @@ VARIANTS: dict[str, Variant] = {
     "shipped without the 4 block fields": _without(*BLOCKS),
     "shipped without the sketch (`minhash`)": _without(MINHASH),
     "shipped without the 16 fingerprints (`fingerprint`)": _without(FINGERPRINT),
+    "shipped, but the block fields without norms (peer: each block value indexed again in `_field_names`)": (
+        _shipped_but({b: {"type": "keyword", "doc_values": False} for b in BLOCKS})
+    ),
+    "shipped, but the fingerprints indexed as points too (peer)": _shipped_but({FINGERPRINT: {"type": "long"}}),
     "the 4 block fields alone": _blocks_only(list),
     "the 4 block fields alone, few distinct tokens (peer)": _blocks_only(lambda tokens: [t[:-3] for t in tokens]),
     "the 4 block fields alone as whitespace `text`, one string each (peer)": _blocks_only(
-        " ".join, {"type": "text", "analyzer": "whitespace", "index_options": "docs", "norms": False}
+        " ".join, {"type": "text", "analyzer": "whitespace", "index_options": "docs", "norms": True}
     ),
 }
 
@@ -119,8 +130,8 @@ def _write(client: Elasticsearch, variant: Variant, bodies: list[bytes]) -> tupl
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=24_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--docs", type=int, default=48_000)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--port", type=int, default=9253)
     args = parser.parse_args()
     docs = read_corpus(corpus_path(args.docs), args.docs)
@@ -133,8 +144,8 @@ def main() -> None:
         client = Elasticsearch(url, request_timeout=600)
         for name, variant in VARIANTS.items():  # untimed
             _write(client, variant, bodies[name])
-        for _ in range(args.rounds):
-            for name, variant in VARIANTS.items():
+        for r in range(args.rounds):
+            for name, variant in list(VARIANTS.items())[:: -1 if r % 2 else 1]:
                 runs[name].append(_write(client, variant, bodies[name]))
                 print(name, runs[name][-1], flush=True)
         client.indices.delete(index=INDEX, ignore_unavailable=True)

@@ -23,7 +23,7 @@ BENCHES: dict[str, str] = {
     "cluster_truth_1000k.md": "bench.cluster_truth --docs 1000000",
     "lookup_latency.md": "bench.lookup_latency",
     "lookup_latency_real.md": "bench.lookup_real",
-    "field_cost.md": "bench.field_cost --docs 24000 --rounds 3",
+    "field_cost.md": "bench.field_cost --docs 48000 --rounds 5",
     "block_encoding.md": "bench.block_encoding --sizes 100000,300000,1000000 --segments 10",
     "block_query.md": "bench.block_query --sizes 100000,300000,1000000 --rounds 3",
     "service_eval.md": "bench.service_eval",

@@ -40,7 +40,23 @@ def _load(name: str) -> dict[str, Any]:
 
 
 def component_template() -> dict[str, Any]:
-    """The component template body (a fresh copy the caller may change)."""
+    """The component template body (a fresh copy the caller may change).
+
+    What each field keeps is what neardup reads of it; indexing the block fields is most of what the neardup
+    fields cost Elasticsearch (``bench/results/field_cost.md``).
+
+    - The block fields are searched by their terms only: no doc values, and norms on. A keyword field with
+      neither doc values nor norms has every value indexed a second time, in ``_field_names`` (how
+      Elasticsearch answers ``exists`` for it): 64 extra values a document. One norm per field and document
+      replaces them.
+    - The 16 fingerprints are read from doc values only (the second check, the brute-force script), so they
+      are not indexed as points. A query on them still works, by doc values; ``hex`` (seed 0's fingerprint) is
+      the indexed one to look a document up by.
+
+    >>> fields = component_template()["template"]["mappings"]["properties"]["neardup"]["properties"]
+    >>> fields["b0"], fields["fingerprint"]
+    ({'type': 'keyword', 'doc_values': False, 'norms': True}, {'type': 'long', 'index': False})
+    """
     return copy.deepcopy(_load(_COMPONENT_FILE))
 
 
@@ -92,8 +108,8 @@ def missing_fields(mapped: Mapping[str, Any], doc_values: bool = True) -> dict[s
     name → its mapping, as Elasticsearch returns it): those it lacks, maps as another type, or (with
     ``doc_values``) maps without the doc values neardup reads. Elasticsearch refuses the last two, naming
     the field. Doc values the index has and neardup ships without (the block fields: their terms are
-    searched, their doc values never read) are no reason: that parameter cannot change on an existing
-    index, and the extra doc values do no harm.
+    searched, their doc values never read) are no reason, nor are norms it lacks: neither parameter can
+    change that way on an existing index, and both cost only indexing time.
 
     >>> sorted(missing_fields({}))[:2]
     ['b0', 'b1']
@@ -103,7 +119,7 @@ def missing_fields(mapped: Mapping[str, Any], doc_values: bool = True) -> dict[s
     >>> missing_fields({**fields, "cluster": {"type": "text"}})
     {'cluster': {'type': 'keyword'}}
     >>> missing_fields({**fields, "fingerprint": {"type": "long", "doc_values": False}})
-    {'fingerprint': {'type': 'long'}}
+    {'fingerprint': {'type': 'long', 'index': False}}
     """
     return {
         name: copy.deepcopy(spec)

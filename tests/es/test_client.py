@@ -34,6 +34,9 @@ def test_setup_creates_index_with_every_neardup_field(es: Elasticsearch, index_n
     for name, spec in expected.items():
         assert got["properties"][name]["type"] == spec["type"], name
     assert got["dynamic"] == "strict"
+    # the fingerprints are kept as doc values only, and a query on them is answered from those
+    found = es.search(index=index_name, query={"term": {schema.path(schema.FINGERPRINT): -1}})
+    assert [hit["_id"] for hit in found["hits"]["hits"]] == ["a"]
 
 
 def test_an_index_neardup_creates_keeps_fewer_segments(es: Elasticsearch, index_name: str) -> None:
@@ -70,11 +73,13 @@ def _neardup_mapping(es: Elasticsearch, index: str) -> dict[str, Any]:
     return props
 
 
-def test_block_fields_have_no_doc_values_and_an_older_index_keeps_its_own(es: Elasticsearch, index_name: str) -> None:
+def test_block_fields_have_norms_no_doc_values_an_older_index_its_own(es: Elasticsearch, index_name: str) -> None:
     setup_index(es, index_name)
-    assert _neardup_mapping(es, index_name)["properties"][schema.BLOCKS[0]]["doc_values"] is False
-    # an index mapped before: block fields with doc values, no `exact` field, not strict; and a plain index,
-    # both behind one alias (what one of them lacks is not what the other lacks)
+    for block in schema.BLOCKS:
+        mapped = _neardup_mapping(es, index_name)["properties"][block]
+        assert (mapped["doc_values"], mapped["norms"]) == (False, True), block
+    # an index mapped before: block fields with doc values and no norms, no `exact` field, not strict; and a plain
+    # index, both behind one alias (what one of them lacks is not what the other lacks)
     older = {k: v for k, v in mappings.neardup_fields().items() if k != schema.EXACT}
     older |= {b: {"type": "keyword"} for b in schema.BLOCKS}
     old, plain, alias = f"{index_name}-old", f"{index_name}-plain", f"{index_name}-both"
@@ -86,10 +91,20 @@ def test_block_fields_have_no_doc_values_and_an_older_index_keeps_its_own(es: El
         for name in (old, plain):
             got = _neardup_mapping(es, name)
             assert got["dynamic"] == "strict" and set(got["properties"]) == set(mappings.neardup_fields()), name
-        assert "doc_values" not in _neardup_mapping(es, old)["properties"][schema.BLOCKS[0]]
+        assert _neardup_mapping(es, old)["properties"][schema.BLOCKS[0]] == {"type": "keyword"}
         assert _neardup_mapping(es, plain)["properties"][schema.BLOCKS[0]]["doc_values"] is False
     finally:
         es.indices.delete(index=[old, plain])
+
+
+def test_exists_on_a_block_field_finds_the_documents_that_have_blocks(es: Elasticsearch, index_name: str) -> None:
+    """What `_field_names` answered for the block fields before they had norms, their norms answer now."""
+    setup_index(es, index_name)
+    es.index(index=index_name, id="blocks", document={"text": "正文", schema.ROOT: {schema.BLOCKS[0]: ["0:ffff"]}})
+    es.index(index=index_name, id="none", document={"text": "正文", schema.ROOT: {schema.CLUSTER: "none"}})
+    es.indices.refresh(index=index_name)
+    found = es.search(index=index_name, query={"exists": {"field": schema.path(schema.BLOCKS[0])}})
+    assert [hit["_id"] for hit in found["hits"]["hits"]] == ["blocks"]
 
 
 def test_a_neardup_field_of_another_type_is_refused_by_name(es: Elasticsearch, index_name: str) -> None:
