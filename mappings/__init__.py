@@ -107,9 +107,9 @@ def missing_fields(mapped: Mapping[str, Any], doc_values: bool = True) -> dict[s
     """The ``neardup.*`` fields to put on an index whose ``neardup`` object maps ``mapped`` already (field
     name → its mapping, as Elasticsearch returns it): those it lacks, maps as another type, or (with
     ``doc_values``) maps without the doc values neardup reads. Elasticsearch refuses the last two, naming
-    the field. Doc values the index has and neardup ships without (the block fields: their terms are
-    searched, their doc values never read) are no reason, nor are norms it lacks: neither parameter can
-    change that way on an existing index, and both cost only indexing time.
+    the field. What an older mapping keeps beyond what neardup reads is no reason: doc values on the block
+    fields (their terms are searched, their doc values never read), block fields without norms, fingerprints
+    indexed as points. None of these can change on an existing index, and each costs only indexing time.
 
     >>> sorted(missing_fields({}))[:2]
     ['b0', 'b1']

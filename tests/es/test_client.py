@@ -98,7 +98,7 @@ def test_block_fields_have_norms_no_doc_values_an_older_index_its_own(es: Elasti
 
 
 def test_exists_on_a_block_field_finds_the_documents_that_have_blocks(es: Elasticsearch, index_name: str) -> None:
-    """What `_field_names` answered for the block fields before they had norms, their norms answer now."""
+    """A block field keeps no doc values: `exists` on it is answered from its norms."""
     setup_index(es, index_name)
     es.index(index=index_name, id="blocks", document={"text": "正文", schema.ROOT: {schema.BLOCKS[0]: ["0:ffff"]}})
     es.index(index=index_name, id="none", document={"text": "正文", schema.ROOT: {schema.CLUSTER: "none"}})
