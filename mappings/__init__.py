@@ -49,9 +49,10 @@ def component_template() -> dict[str, Any]:
       neither doc values nor norms has every value indexed a second time, in ``_field_names`` (how
       Elasticsearch answers ``exists`` for it): 64 extra values a document. One norm per field and document
       replaces them.
-    - The 16 fingerprints are read from doc values only (the second check, the brute-force script), so they
-      are not indexed as points. A query on them still works, by doc values; ``hex`` (seed 0's fingerprint) is
-      the indexed one to look a document up by.
+    - Nothing neardup sends queries the 16 fingerprints (the second check reads seed 0's ``hex``; the Hamming
+      script filter, a brute-force peer in the benchmarks, reads their doc values), so they are kept as doc
+      values only, not indexed as points. A query on them still works, by doc values; ``hex`` is the indexed
+      one to look a document up by.
 
     >>> fields = component_template()["template"]["mappings"]["properties"]["neardup"]["properties"]
     >>> fields["b0"], fields["fingerprint"]
