@@ -96,7 +96,7 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     click.echo(f"{'created' if created else 'updated'} index {index} with the neardup mappings")
     if pipeline:
         installed = install_pipeline(client, flag, settings)
-        use_pipeline(client, index, flag, settings)
+        use_pipeline(client, index, installed)
         click.echo(f"installed ingest pipeline {installed}; it is the default pipeline of {index}")
 
 

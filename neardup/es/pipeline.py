@@ -253,11 +253,10 @@ def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settin
     return pipeline
 
 
-def use_pipeline(client: Elasticsearch, index: str, flag: bool = False, settings: Settings | None = None) -> None:
-    """Make the pipeline (:func:`pipeline_id` of ``flag`` and ``settings``) ``index``'s ``index.default_pipeline``: a
-    write to it that names no pipeline runs it. Its index template names it too, so an ``index`` created again from
-    the template runs it as well."""
-    pipeline = pipeline_id(flag, settings)
+def use_pipeline(client: Elasticsearch, index: str, pipeline: str) -> None:
+    """Make ``pipeline`` (the id :func:`install_pipeline` returned) ``index``'s ``index.default_pipeline``: a write to
+    it that names no pipeline runs it. Its index template names it too, so an ``index`` created again from the
+    template runs it as well."""
     install_index_template(client, index, pipeline)
     client.indices.put_settings(index=index, settings={DEFAULT_PIPELINE_SETTING: pipeline})
 
