@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -19,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -160,15 +157,8 @@ def elasticsearch(port: int, heap: str) -> Iterator[tuple[str, str]]:
 @contextmanager
 def embedded_node(port: int, heap: str) -> Iterator[esnode.NodeInfo]:
     """A fresh embedded node on a data directory of its own, stopped and deleted afterwards."""
-    data = Path(tempfile.mkdtemp(prefix="neardup-bench-"))
-    try:
-        info, _ = esnode.start(Settings.from_env().home, data, port=port, heap=heap)
-        try:
-            yield info
-        finally:
-            esnode.stop(data)
-    finally:
-        shutil.rmtree(data, ignore_errors=True)  # a 1M-document bench leaves gigabytes
+    with esnode.temporary_cluster(Settings.from_env().home, port, heap, prefix="neardup-bench-") as node:
+        yield node.start()
 
 
 @dataclass

@@ -12,8 +12,6 @@ Run: ``python -m bench.node_loss`` → bench/results/node_loss.md
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import threading
 import time
 import urllib.error
@@ -52,13 +50,13 @@ def _request(req: urllib.request.Request | str) -> tuple[int, dict[str, Any] | N
 
 def main() -> None:
     docs = read_corpus(corpus_path(1_000_000), 60_000)
-    data = Path(tempfile.mkdtemp(prefix="neardup-node-loss-"))
-    info, _ = esnode.start(Settings.from_env().home, data, port=9295, nodes=3, heap="3g")
+    cluster = esnode.TemporaryCluster(Settings.from_env().home, 9295, "3g", nodes=3, prefix="neardup-node-loss-")
     log: list[tuple[str, str, int, bool]] = []  # (phase, kind, status, JSON body)
     acknowledged: set[str] = set()
     phase = [PHASES[0][0]]
     stop = threading.Event()
     try:
+        info = cluster.start()
         client = Elasticsearch(info.url, request_timeout=120)
         client.indices.create(index=INDEX, settings={"number_of_shards": 3, "number_of_replicas": 1})
         setup_index(client, INDEX)
@@ -99,11 +97,11 @@ def main() -> None:
                 phase[0] = name
                 if k == 1:
                     t0 = time.perf_counter()
-                    esnode.control(data, 2, "stop")
+                    esnode.control(cluster.data, 2, "stop")
                     events.append(f"node-2 stopped in {time.perf_counter() - t0:.1f}s")
                 elif k == 2:
                     t0 = time.perf_counter()
-                    esnode.control(data, 2, "start")
+                    esnode.control(cluster.data, 2, "start")
                     events.append(f"node-2 started again in {time.perf_counter() - t0:.1f}s")
                 time.sleep(seconds)
             stop.set()
@@ -118,8 +116,7 @@ def main() -> None:
             found += sum(1 for d in resp["docs"] if d.get("found"))
         client.close()
     finally:
-        esnode.stop(data)
-        shutil.rmtree(data, ignore_errors=True)
+        cluster.remove()
 
     counts = Counter((p, kind, status) for p, kind, status, _ in log)
     not_json = sum(1 for _, _, status, is_json in log if status != 200 and not is_json)

@@ -27,7 +27,7 @@ from elasticsearch import Elasticsearch
 from neardup import node as esnode
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.records import RecordConfig
-from tests.nodes import OwnNode
+from tests.nodes import new_node
 from tests.ports import free_node_port
 
 
@@ -74,8 +74,8 @@ def _start() -> ESHandle:
         container.with_env("ES_JAVA_OPTS", "-Xms1g -Xmx1g").start()
         url = container.get_url()
         return ESHandle(url, "testcontainers", _server_version(url), container.stop)
-    node = OwnNode("neardup-test-es-", heap="1g")
-    url = node.start()
+    node = new_node("neardup-test-es-", heap="1g")
+    url = node.start().url
     return ESHandle(url, "embedded", _server_version(url), node.remove)
 
 

@@ -16,9 +16,12 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -29,7 +32,16 @@ from neardup.errors import EmbeddedESError
 from .plugin_build import build_plugin
 from .versions import ES_VERSION
 
-__all__ = ["ES_VERSION", "NodeInfo", "build_runner", "running_node", "start", "stop"]
+__all__ = [
+    "ES_VERSION",
+    "NodeInfo",
+    "TemporaryCluster",
+    "build_runner",
+    "running_node",
+    "start",
+    "stop",
+    "temporary_cluster",
+]
 
 LAUNCHER_CLASS = "io.neardup.es.Launcher"
 #: loaded by name from the class path (``--plugin``): the launcher does not compile against the plugin
@@ -284,3 +296,45 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
     if state.startswith("failed"):
         raise EmbeddedESError(f"node-{node}: {state}", _log_tail(data))
     return state
+
+
+class TemporaryCluster:
+    """An embedded cluster on a new temporary data directory, kept across stops (so it starts again where it was
+    left) until :meth:`remove` deletes it: what tests and benchmarks start for themselves."""
+
+    def __init__(
+        self, home: Path, port: int, heap: str = "1g", nodes: int = 1, plugin: bool = True, prefix: str = "neardup-"
+    ) -> None:
+        self.home = home
+        self.port = port
+        self.heap = heap
+        self.nodes = nodes
+        self.plugin = plugin
+        self.data = Path(tempfile.mkdtemp(prefix=prefix))
+
+    def start(self) -> NodeInfo:
+        """Start the cluster (its data as it was left), or find it running."""
+        info, _ = start(self.home, self.data, port=self.port, nodes=self.nodes, heap=self.heap, plugin=self.plugin)
+        return info
+
+    def stop(self) -> None:
+        """Stop the cluster if it runs."""
+        if running_node(self.data) is not None:
+            stop(self.data)
+
+    def remove(self) -> None:
+        """Stop the cluster and delete its data (a large benchmark leaves gigabytes)."""
+        self.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+@contextmanager
+def temporary_cluster(
+    home: Path, port: int, heap: str = "1g", nodes: int = 1, plugin: bool = True, prefix: str = "neardup-"
+) -> Iterator[TemporaryCluster]:
+    """A :class:`TemporaryCluster`, not started yet; removed at the end, pass or fail."""
+    cluster = TemporaryCluster(home, port, heap, nodes, plugin, prefix)
+    try:
+        yield cluster
+    finally:
+        cluster.remove()

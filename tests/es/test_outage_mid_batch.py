@@ -16,7 +16,8 @@ from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
-from tests.nodes import OwnNode, own_node
+from neardup.node import TemporaryCluster
+from tests.nodes import own_node
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
 
@@ -26,14 +27,14 @@ INDEX = "midbatch"
 
 
 @pytest.fixture
-def node() -> Iterator[OwnNode]:
+def node() -> Iterator[TemporaryCluster]:
     with own_node("neardup-midbatch-", heap="512m") as n:
         yield n
 
 
-def _client(node: OwnNode) -> Elasticsearch:
+def _client(node: TemporaryCluster) -> Elasticsearch:
     """A client of ``node``, started (again) with its data as it was left."""
-    return Elasticsearch(node.start(), request_timeout=10, max_retries=1)
+    return Elasticsearch(node.start().url, request_timeout=10, max_retries=1)
 
 
 def _docs() -> list[Incoming]:
@@ -42,7 +43,7 @@ def _docs() -> list[Incoming]:
     return [Incoming(f"d{k}", t) for k, t in enumerate(texts)]
 
 
-def _stop_after_first_chunk(node: OwnNode) -> Callable[[int], None]:
+def _stop_after_first_chunk(node: TemporaryCluster) -> Callable[[int], None]:
     seen: list[int] = []
 
     def progress(n: int) -> None:
@@ -58,7 +59,7 @@ def _stored(client: Elasticsearch) -> set[str]:
     return {h["_id"] for h in client.search(index=INDEX, size=100)["hits"]["hits"]}
 
 
-def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(node: OwnNode) -> None:
+def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(node: TemporaryCluster) -> None:
     client = _client(node)
     setup_index(client, INDEX)
     docs = _docs()
@@ -81,7 +82,7 @@ def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(
     client.close()
 
 
-def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_written(node: OwnNode) -> None:
+def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_written(node: TemporaryCluster) -> None:
     client = _client(node)
     setup_index(client, INDEX)
     with pytest.raises(BatchNotUndone) as raised:

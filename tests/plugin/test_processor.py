@@ -268,7 +268,7 @@ def test_setup_pipeline_leaves_another_default_pipeline_alone(
 def bare_node() -> Iterator[str]:
     """A second embedded node without neardup's plugin, as a user's cluster before installing it."""
     with own_node("neardup-test-bare-", heap="384m", plugin=False) as node:
-        yield node.start()
+        yield node.start().url
 
 
 def test_setup_pipeline_without_the_plugin_fails_clearly_and_changes_nothing(bare_node: str) -> None:

@@ -182,7 +182,7 @@ def test_a_failed_search_is_answered_by_what_the_client_can_do(
 @pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
 def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
     with own_node("neardup-outage-", heap="512m") as node:
-        url = node.start()
+        url = node.start().url
         app = create_app({"es_url": url, "es_retries": 1, "es_timeout": 5})
         api = app.test_client()
         acked: list[str] = []
@@ -202,7 +202,7 @@ def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
         for resp in down:
             assert _error(resp, 503)["type"] == "elasticsearch_unavailable"
         print(f"4 requests answered 503 in {elapsed:.2f}s")
-        assert node.start() == url  # the same port and data
+        assert node.start().url == url  # the same port and data
         for _ in range(50):  # the same app, no restart: it reconnects
             if api.get("/healthz").status_code == 200:
                 break
