@@ -16,6 +16,7 @@ import sys
 #: results file -> the arguments of ``python -m`` that write it; the corpus files a bench needs are written on its
 #: first use and reused after
 BENCHES: dict[str, str] = {
+    "eval-table.md": "bench.eval_table",
     "throughput.md": "bench.throughput",
     "cluster_1m.md": "bench.cluster_1m",
     "cluster_10m.md": "bench.cluster_1m --docs 10000000 --planted 100000",

@@ -1,0 +1,39 @@
+"""Pairwise precision and recall of neardup, its ablations and the baselines on the labelled sets built from real
+text (:func:`neardup.evaluation.report.run_eval`, what ``neardup eval`` prints), written with the machine noted.
+
+Run: ``python -m bench.eval_table`` → bench/results/eval-table.md, and the per-seed counts as eval.json beside it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from bench.machine import describe, write_results
+from neardup.config import Settings
+from neardup.evaluation.report import run_eval
+
+RESULTS = Path(__file__).parent / "results"
+SEEDS = (1, 2, 3)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.parse_args(argv)
+    report = run_eval("all", list(SEEDS), 300, 600, [], Settings.from_env().home)
+    (RESULTS / "eval.json").write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+    lines = [
+        "# Evaluation: pairwise precision / recall on labelled sets from real text",
+        "",
+        f"Machine: {describe()}",
+        "",
+        "Command: `python -m bench.eval_table`: the sets and methods of "
+        f'`neardup eval --output bench/results/eval.json`, {len(SEEDS)} seeds per set ("min" columns: the worst seed)',
+        report.table(),
+    ]
+    write_results(RESULTS / "eval-table.md", lines)
+
+
+if __name__ == "__main__":
+    main()
