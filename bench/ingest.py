@@ -1,8 +1,12 @@
-"""Ingest speed: the same documents written seven ways, in the same run, against the same node.
+"""Ingest speed: the same documents written nine ways, in the same run, against the same node.
 
 - plain ``helpers.bulk`` (no pipeline): what Elasticsearch does on its own;
+- bulk through a pipeline without processors: what Elasticsearch's ingest framework costs on its own (each document's
+  source read into an ingest document and written back);
 - plain bulk of the documents with their ``neardup.*`` fields computed beforehand in Python (not timed): what
   indexing those fields costs Elasticsearch, the floor of any way that writes them;
+- the same through the pipeline without processors: the floor of any pipeline that writes them, so the fingerprinting
+  pipeline's distance from it is what fingerprinting costs the node;
 - bulk through the ``neardup`` pipeline, fingerprinting only (the Java processor);
 - bulk through the ``neardup-flag`` pipeline (``"flag": true``): fingerprints and cluster assignment inside
   Elasticsearch; its clusters are compared with the service's (pairwise precision / recall against the planted
@@ -58,6 +62,8 @@ from neardup.node.plugin_build import build_plugin
 OUT = Path(__file__).parent / "results" / "ingest.md"
 BATCH = 500
 THREADS = 2
+#: a pipeline without processors: Elasticsearch's ingest framework alone
+EMPTY_PIPELINE = "bench-ingest-empty"
 
 
 def _fresh(client: Elasticsearch, index: str) -> None:
@@ -249,7 +255,9 @@ def _service_way(key: str, name: str, **settings: str) -> Way:
 
 WAYS = (
     _bulk_way("plain", "plain `helpers.bulk`, no pipeline", None),
+    _bulk_way("empty", "bulk through a pipeline without processors", EMPTY_PIPELINE),
     _bulk_way("prepared", "plain bulk of the documents with their neardup fields computed beforehand", None, True),
+    _bulk_way("prepared-empty", "the same, through the pipeline without processors", EMPTY_PIPELINE, prepared=True),
     _bulk_way("pipeline", "bulk with `pipeline=neardup` (fingerprints)", PIPELINE_ID),
     _service_way("service", "the Python service, 2 workers (fingerprints + flagging)"),
     _service_way(
@@ -270,7 +278,11 @@ WAYS = (
 def _notes(client: Elasticsearch, docs: Sequence[Doc], rss: dict[str, int]) -> dict[str, str]:
     """What each way's last round wrote, checked: the pipeline's fields against Python's, the clusters of the
     processor-fingerprinting service and of the flag pipeline against the Python service's; worker memory."""
-    notes = {"prepared": "what indexing the fields costs Elasticsearch; fingerprinting not timed"}
+    notes = {
+        "empty": "what Elasticsearch's ingest framework costs",
+        "prepared": "what indexing the fields costs Elasticsearch; fingerprinting not timed",
+        "prepared-empty": "the floor of the fingerprinting pipeline: all it does but fingerprint",
+    }
     notes["pipeline"] = f"{_same_fields(client, 'bench-ingest-pipeline', docs)}/200 sampled = Python"
     notes["service"] = f"peak worker RSS {rss['service'] / 2**20:.0f} MiB"
     notes["service-es"] = f"peak worker RSS {rss['service-es'] / 2**20:.0f} MiB; " + _compare_clusters(
@@ -299,6 +311,7 @@ def main() -> None:
         client = Elasticsearch(url, request_timeout=600)
         install_pipeline(client)
         install_pipeline(client, flag=True)
+        client.ingest.put_pipeline(id=EMPTY_PIPELINE, processors=[])
         # not timed: every way once over the first documents, so no timed round meets a cold node
         for way in WAYS:
             way.run(client, url, docs[: args.warm_up], records[: args.warm_up])
