@@ -5,8 +5,9 @@
   source read into an ingest document and written back);
 - plain bulk of the documents with their ``neardup.*`` fields computed beforehand in Python (not timed): what
   indexing those fields costs Elasticsearch, the floor of any way that writes them;
-- the same through the pipeline without processors: the floor of any pipeline that writes them, so the fingerprinting
-  pipeline's distance from it is what fingerprinting costs the node;
+- the same through the pipeline without processors: a pipeline that writes the fields without computing them (the
+  client sends them, which it does not for the processor), so the fingerprinting pipeline's distance from it is about
+  what fingerprinting costs the node;
 - bulk through the ``neardup`` pipeline, fingerprinting only (the Java processor);
 - bulk through the ``neardup-flag`` pipeline (``"flag": true``): fingerprints and cluster assignment inside
   Elasticsearch; its clusters are compared with the service's (pairwise precision / recall against the planted
@@ -281,7 +282,7 @@ def _notes(client: Elasticsearch, docs: Sequence[Doc], rss: dict[str, int]) -> d
     notes = {
         "empty": "what Elasticsearch's ingest framework costs",
         "prepared": "what indexing the fields costs Elasticsearch; fingerprinting not timed",
-        "prepared-empty": "the floor of the fingerprinting pipeline: all it does but fingerprint",
+        "prepared-empty": "a pipeline writing the fields without computing them (the client sends them)",
     }
     notes["pipeline"] = f"{_same_fields(client, 'bench-ingest-pipeline', docs)}/200 sampled = Python"
     notes["service"] = f"peak worker RSS {rss['service'] / 2**20:.0f} MiB"

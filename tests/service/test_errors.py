@@ -215,3 +215,4 @@ def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
         stored = {h["_id"] for h in es.search(index="outage", size=100)["hits"]["hits"]}
         es.close()
         assert set(acked) <= stored and "lost" not in stored
+    assert not node.data.exists()  # the temporary cluster went with its data
