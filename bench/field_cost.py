@@ -13,8 +13,8 @@ Peers, not shipped, tell the costs apart. The same block fields whose tokens hav
 three hex digits cut off: 16 values per seed instead of 65,536) show what the tokens' cardinality costs; the blocks
 as four whitespace-analysed ``text`` fields (one string each) show what parsing 64 array values costs. The shipped
 fields with one field mapped as Elasticsearch's defaults would have it show what the shipped mapping saves: block
-fields without norms (a keyword with neither doc values nor norms has each value indexed a second time, in
-``_field_names``), fingerprints indexed as points besides their doc values.
+fields without norms (a keyword with neither doc values nor norms adds the field's name to ``_field_names`` for
+each value), fingerprints indexed as points besides their doc values.
 
 Run: ``python -m bench.field_cost [--docs 48000] [--rounds 5]`` (embedded Elasticsearch, or ``NEARDUP_ES_URL``)
 → bench/results/field_cost.md
@@ -74,7 +74,7 @@ VARIANTS: dict[str, Variant] = {
     "shipped without the 4 block fields": _without(*BLOCKS),
     "shipped without the sketch (`minhash`)": _without(MINHASH),
     "shipped without the 16 fingerprints (`fingerprint`)": _without(FINGERPRINT),
-    "shipped, but the block fields without norms (peer: each block value indexed again in `_field_names`)": (
+    "shipped, but the block fields without norms (peer: each block value adds the field's name to `_field_names`)": (
         _shipped_but({b: {"type": "keyword", "doc_values": False} for b in BLOCKS})
     ),
     "shipped, but the fingerprints indexed as points too (peer)": _shipped_but({FINGERPRINT: {"type": "long"}}),

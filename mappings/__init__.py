@@ -46,9 +46,9 @@ def component_template() -> dict[str, Any]:
     fields cost Elasticsearch (``bench/results/field_cost.md``).
 
     - The block fields are searched by their terms only: no doc values, and norms on. A keyword field with
-      neither doc values nor norms has every value indexed a second time, in ``_field_names`` (how
-      Elasticsearch answers ``exists`` for it): 64 extra values a document. One norm per field and document
-      replaces them.
+      neither doc values nor norms adds, for every value, one more field to the document: its own name in
+      ``_field_names`` (how Elasticsearch answers ``exists`` for it), 64 extra indexed values a document. One
+      norm per field and document replaces them.
     - Nothing neardup sends queries the 16 fingerprints (the second check reads seed 0's ``hex``; the Hamming
       script filter, a brute-force peer in the benchmarks, reads their doc values), so they are kept as doc
       values only, not indexed as points. A query on them still works, by doc values; ``hex`` is the indexed
