@@ -12,24 +12,24 @@ from pathlib import Path
 
 from bench.machine import describe, write_results
 from neardup.config import Settings
-from neardup.evaluation.report import run_eval
+from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
 
 RESULTS = Path(__file__).parent / "results"
-SEEDS = (1, 2, 3)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args(argv)
-    report = run_eval("all", list(SEEDS), 300, 600, [], Settings.from_env().home)
+    report = run_eval("all", list(DEFAULT_SEEDS), DEFAULT_GROUPS, DEFAULT_SINGLES, [], Settings.from_env().home)
     (RESULTS / "eval.json").write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
     lines = [
         "# Evaluation: pairwise precision / recall on labelled sets from real text",
         "",
         f"Machine: {describe()}",
         "",
-        "Command: `python -m bench.eval_table`: the sets and methods of "
-        f'`neardup eval --output bench/results/eval.json`, {len(SEEDS)} seeds per set ("min" columns: the worst seed)',
+        "Command: `python -m bench.eval_table`, the sets and methods of "
+        "`neardup eval --output bench/results/eval.json` "
+        f'({len(DEFAULT_SEEDS)} seeds per set; "min" columns are the worst seed)',
         report.table(),
     ]
     write_results(RESULTS / "eval-table.md", lines)

@@ -17,7 +17,7 @@ from neardup.config import Settings
 from neardup.errors import UsageError
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
 from neardup.es.json_input import JSONRefused, decode_text
-from neardup.evaluation.report import run_eval
+from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
 from neardup.ingest.bits import to_hex, to_signed
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
@@ -249,9 +249,13 @@ def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
     default="all",
     show_default=True,
 )
-@click.option("--seeds", default="1,2,3", show_default=True, help="Build one set per random seed.")
-@click.option("--groups", type=int, default=300, show_default=True, help="News originals with variants per set.")
-@click.option("--singles", type=int, default=600, show_default=True, help="News singletons per set.")
+@click.option(
+    "--seeds", default=",".join(map(str, DEFAULT_SEEDS)), show_default=True, help="Build one set per random seed."
+)
+@click.option(
+    "--groups", type=int, default=DEFAULT_GROUPS, show_default=True, help="News originals with variants per set."
+)
+@click.option("--singles", type=int, default=DEFAULT_SINGLES, show_default=True, help="News singletons per set.")
 @click.option("--only", multiple=True, help="Run only methods whose name contains this.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON.")
 def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str, ...], output: Path | None) -> None:

@@ -17,7 +17,13 @@ from .record_methods import run_metadata_methods, run_record_methods
 from .record_sets import petition_rows, tagged_docs
 from .sets import Doc, news_set, poem_set
 
-__all__ = ["Report", "run_eval"]
+__all__ = ["DEFAULT_GROUPS", "DEFAULT_SEEDS", "DEFAULT_SINGLES", "Report", "run_eval"]
+
+#: what ``neardup eval`` builds unless told otherwise: one set per seed; per news set, originals with variants and
+#: singletons
+DEFAULT_SEEDS = (1, 2, 3)
+DEFAULT_GROUPS = 300
+DEFAULT_SINGLES = 600
 
 
 @dataclass
