@@ -7,7 +7,6 @@ Run: ``python -m bench.eval_table`` → bench/results/eval-table.md, and the per
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from bench.machine import describe, write_results
@@ -21,7 +20,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args(argv)
     report = run_eval("all", list(DEFAULT_SEEDS), DEFAULT_GROUPS, DEFAULT_SINGLES, [], Settings.from_env().home)
-    (RESULTS / "eval.json").write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+    report.write_json(RESULTS / "eval.json")
     lines = [
         "# Evaluation: pairwise precision / recall on labelled sets from real text",
         "",

@@ -50,12 +50,13 @@ def _request(req: urllib.request.Request | str) -> tuple[int, dict[str, Any] | N
 
 def main() -> None:
     docs = read_corpus(corpus_path(1_000_000), 60_000)
-    cluster = esnode.TemporaryCluster(Settings.from_env().home, 9295, "3g", nodes=3, prefix="neardup-node-loss-")
     log: list[tuple[str, str, int, bool]] = []  # (phase, kind, status, JSON body)
     acknowledged: set[str] = set()
     phase = [PHASES[0][0]]
     stop = threading.Event()
-    try:
+    with esnode.temporary_cluster(
+        Settings.from_env().home, 9295, "3g", nodes=3, prefix="neardup-node-loss-"
+    ) as cluster:
         info = cluster.start()
         client = Elasticsearch(info.url, request_timeout=120)
         client.indices.create(index=INDEX, settings={"number_of_shards": 3, "number_of_replicas": 1})
@@ -115,8 +116,6 @@ def main() -> None:
             resp = client.mget(index=INDEX, ids=ids[k : k + 1000], source=False)
             found += sum(1 for d in resp["docs"] if d.get("found"))
         client.close()
-    finally:
-        cluster.remove()
 
     counts = Counter((p, kind, status) for p, kind, status, _ in log)
     not_json = sum(1 for _, _, status, is_json in log if status != 200 and not is_json)

@@ -264,4 +264,4 @@ def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str,
     report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
     click.echo(report.table())
     if output is not None:
-        output.write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+        report.write_json(output)

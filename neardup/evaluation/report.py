@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -50,6 +51,10 @@ class Report:
                     f"| {min(r.scores.recall for r in rs):.3f} | {sum(r.seconds for r in rs) / len(rs):.1f} |"
                 )
         return "\n".join(lines)
+
+    def write_json(self, path: Path) -> None:
+        """Write :meth:`as_json` to ``path`` (UTF-8, indented): the ``eval.json`` beside a results table."""
+        path.write_text(json.dumps(self.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
 
     def as_json(self) -> dict[str, Any]:
         return {
