@@ -236,9 +236,10 @@ def _existing(index: str, es_url: str | None) -> Any:
 
 
 def _report(result: dict[str, Any]) -> None:
-    click.echo(" ".join(f"{k}={v}" for k, v in result.items() if k != "first_failure"))
+    click.echo(" ".join(f"{k}={v}" for k, v in result.items() if not k.startswith("first_")))
     if result.get("failures") or result.get("fingerprint_failures"):
-        click.echo(f"neardup: some updates failed, e.g. {result.get('first_failure')}; re-run to retry", err=True)
+        example = result.get("first_fingerprint_failure") or result.get("first_failure")
+        click.echo(f"neardup: some updates failed, e.g. {example}; re-run to retry", err=True)
         sys.exit(1)
 
 

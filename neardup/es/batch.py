@@ -10,7 +10,9 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   other fields fingerprints every document again; the fields are kept with the index for reconcile.
   Documents it sees for the first time all get the dedupe's start time as ``indexed_at`` (ties go by
   ``_id``); that time is kept with the index until the dedupe completes, so a resumed run gives them the
-  same time, and the same clusters, as an uninterrupted one;
+  same time, and the same clusters, as an uninterrupted one. Its fingerprints are written only onto the
+  copy of the document they were computed from: one rewritten after it was read (another writer, a text
+  changed) is left as it is now, counted, and fingerprinted by the next run if it lacks the version;
 - stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
   over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
@@ -141,8 +143,10 @@ def scan(
     source: list[str] | bool,
     slices: int,
     page_size: int,
+    seq_no: bool = False,
 ) -> Iterator[list[dict[str, Any]]]:
-    """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads.
+    """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads; with
+    ``seq_no``, each hit says where its document stood when read (``_seq_no``, ``_primary_term``).
 
     Pages are handed over as they arrive, at most two per slice ahead of the consumer, so memory holds a
     few pages whatever the index size, and every slice searches again (which extends the point in time's
@@ -170,6 +174,7 @@ def scan(
                     "_source": source,
                     "pit": {"id": pit, "keep_alive": _KEEP_ALIVE},
                     "sort": [{"_shard_doc": "asc"}],
+                    "seq_no_primary_term": seq_no,
                 }
                 if slices > 1:
                     body["slice"] = {"id": slice_id, "max": slices}
@@ -212,28 +217,54 @@ def scan(
 _BULK_SECONDS = 120.0
 
 
+#: a partial update of ``neardup.*``: (id, fields, where the document stood when its fields were read, as
+#: (sequence number, primary term), or None when the fields hold whatever the document became since)
+Update = tuple[str, dict[str, Any], tuple[int, int] | None]
+
+
+def update_action(index: str, update: Update, retries: int) -> dict[str, Any]:
+    """The bulk action of one :data:`Update`. With where the document stood, it applies only to that copy
+    (a document rewritten since answers a version conflict, 409: fingerprints of a text it no longer holds
+    are not written); without, a conflict is retried ``retries`` times (an assignment sets the same fields
+    whatever it reads, and a bulk sent again after a timeout must not fail on its own first send).
+
+    >>> update_action("i", ("d", {"status": "ok"}, (7, 1)), 3)["if_seq_no"]
+    7
+    >>> update_action("i", ("d", {"status": "ok"}, None), 3)["retry_on_conflict"]
+    3
+    """
+    doc_id, fields, seen = update
+    action = {"_op_type": "update", "_index": index, "_id": doc_id, "doc": {schema.ROOT: fields}}
+    if seen is None:
+        return action | {"retry_on_conflict": retries}
+    return action | {"if_seq_no": seen[0], "if_primary_term": seen[1]}
+
+
+def is_conflict(item: dict[str, Any]) -> bool:
+    """Whether a failed bulk item is a version conflict (see :func:`update_action`).
+
+    >>> is_conflict({"update": {"_id": "d", "status": 409}}), is_conflict({"update": {"_id": "d", "status": 429}})
+    (True, False)
+    """
+    return any(isinstance(result, dict) and result.get("status") == 409 for result in item.values())
+
+
 def _bulk_update(
-    client: Elasticsearch, index: str, updates: Sequence[tuple[str, dict[str, Any]]], retries: int, threads: int = 1
+    client: Elasticsearch, index: str, updates: Sequence[Update], retries: int, threads: int = 1
 ) -> tuple[int, list[dict[str, Any]]]:
-    """Partial updates of ``neardup.*``, in ``threads`` concurrent streams (each retrying what Elasticsearch
-    rejects as too many requests); returns (succeeded, failed items)."""
+    """:func:`update_action` for each update, in ``threads`` concurrent streams (each retrying what
+    Elasticsearch rejects as too many requests); returns (succeeded, failed items)."""
     if threads > 1 and len(updates) > 1:
         share = -(-len(updates) // threads)
         parts = [updates[k : k + share] for k in range(0, len(updates), share)]
         with ThreadPoolExecutor(len(parts)) as streams:
             done = list(streams.map(lambda part: _bulk_update(client, index, part, retries), parts))
         return sum(ok for ok, _ in done), [item for _, failed in done for item in failed]
-    # an update sets the same fields whatever it reads, so a conflict (a bulk the client sent again after a timeout
-    # while the first was still being applied) is retried, not reported
-    actions = (
-        {"_op_type": "update", "_index": index, "_id": i, "doc": {schema.ROOT: f}, "retry_on_conflict": retries}
-        for i, f in updates
-    )
     ok = 0
     failed: list[dict[str, Any]] = []
     for success, item in helpers.streaming_bulk(
         client.options(request_timeout=_BULK_SECONDS),
-        actions,
+        (update_action(index, u, retries) for u in updates),
         chunk_size=500,
         max_retries=retries,
         raise_on_error=False,
@@ -309,7 +340,7 @@ def _fingerprint_stage(
     config: BatchConfig,
     progress: Progress,
     first_seen: str,
-) -> dict[str, int | float | str]:
+) -> dict[str, Any]:
     """Fingerprint every document that lacks the current version; write the fingerprint fields, and
     ``first_seen`` as the ``indexed_at`` of documents without one. A record the field configuration refuses
     (a value of the wrong type) is counted, not written.
@@ -321,7 +352,8 @@ def _fingerprint_stage(
     version = config.version(fingerprinter)
     query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
-    done = failed = refused = 0
+    done = refused = changed = 0
+    failed: list[dict[str, Any]] = []
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
         [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
@@ -332,15 +364,17 @@ def _fingerprint_stage(
     def settle() -> None:
         """Wait for the page being written and count it. (When fingerprinting a page fails, the page in flight is
         still written before the error leaves: the writer's exit waits for it.)"""
-        nonlocal done, failed, writing
+        nonlocal done, changed, writing
         if writing is not None:
             ok, bad = writing.result()
             writing = None
-            done, failed = done + ok, failed + len(bad)
+            conflicts = sum(map(is_conflict, bad))
+            done, changed = done + ok, changed + conflicts
+            failed.extend(item for item in bad if not is_conflict(item))
             progress("fingerprint", done, total)
 
     with FingerprintPool(1 if in_es else config.workers) as pool, ThreadPoolExecutor(1) as writer:
-        for hits in scan(client, index, query, source, config.slices, config.page_size):
+        for hits in scan(client, index, query, source, config.slices, config.page_size, seq_no=True):
             sources = [h.get("_source") or {} for h in hits]
             records = _page_records(client, pool, fingerprinter, config, sources)
             updates = []
@@ -353,7 +387,7 @@ def _fingerprint_stage(
                 fields_out = schema.record_fields(r)
                 if not (src.get(schema.ROOT) or {}).get(schema.INDEXED_AT):
                     fields_out[schema.INDEXED_AT] = first_seen  # a re-fingerprint keeps its place
-                updates.append((h["_id"], fields_out))
+                updates.append((h["_id"], fields_out, (h["_seq_no"], h["_primary_term"])))
             settle()
             writing = writer.submit(_bulk_update, client, index, updates, config.bulk_retries)
         settle()
@@ -361,7 +395,9 @@ def _fingerprint_stage(
         "fingerprinted": done,
         "fingerprinted_by": "elasticsearch" if in_es else "python",
         "fingerprint_seconds": round(time.perf_counter() - started, 3),
-        "fingerprint_failures": failed,
+        "fingerprint_failures": len(failed),
+        "first_fingerprint_failure": failed[0] if failed else None,
+        "changed_since_read": changed,
         "refused_records": refused,
     }
 
@@ -380,8 +416,8 @@ def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
     return {k: stored[k] if isinstance(stored.get(k), str) else v for k, v in DEFAULT_FIELDS.items()}
 
 
-class _Changes(Sequence[tuple[str, dict[str, Any]]]):
-    """The assignments of a clustering that differ from what the documents carry, as (id, fields) updates, each
+class _Changes(Sequence[Update]):
+    """The assignments of a clustering that differ from what the documents carry, as updates, each
     built when it is read: a first clustering changes every document, and a million (id, fields) updates held at
     once took 278 MiB."""
 
@@ -407,14 +443,14 @@ class _Changes(Sequence[tuple[str, dict[str, Any]]]):
         return int(self.rows.size)
 
     @overload
-    def __getitem__(self, at: int) -> tuple[str, dict[str, Any]]: ...
+    def __getitem__(self, at: int) -> Update: ...
     @overload
     def __getitem__(self, at: slice) -> _Changes: ...
-    def __getitem__(self, at: int | slice) -> tuple[str, dict[str, Any]] | _Changes:
+    def __getitem__(self, at: int | slice) -> Update | _Changes:
         if isinstance(at, slice):
             return _Changes(self.docs, self.a, self.rows[at])
         k = int(self.rows[at])
-        return self.docs.ids[k], self._fields(k)
+        return self.docs.ids[k], self._fields(k), None
 
 
 def reconcile(

@@ -122,6 +122,35 @@ def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
     assert {es_fields[i]["status"] for i in ("short", "no-text", "number")} == {"too_short"}
 
 
+def test_a_document_rewritten_after_dedupe_read_it_keeps_its_new_text_without_the_old_fingerprints(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, in_es: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = _documents()[:12]
+    _load(es, [*docs], index_name)
+    rewritten = "国务院今天召开常务会议，部署进一步推动经济稳定增长的措施，会议由总理主持。"
+    page_records = batch._page_records
+
+    def another_writer_between_read_and_write(*args: object, **kwargs: object) -> object:
+        """Another client rewrites b03 (a plain write, no neardup fields) after its page was read."""
+        if es.get(index=index_name, id="b03")["_source"]["text"] != rewritten:
+            es.index(index=index_name, id="b03", document={"text": rewritten})
+        return page_records(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "_page_records", another_writer_between_read_and_write)
+    first = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50, fingerprint_in_es=in_es))
+    assert (first["changed_since_read"], first["fingerprinted"], first["fingerprint_failures"]) == (1, 11, 0)
+    now = es.get(index=index_name, id="b03")["_source"]
+    assert now == {"text": rewritten}  # not the fingerprints of the text it held when read
+
+    monkeypatch.setattr(batch, "_page_records", page_records)
+    second = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50, fingerprint_in_es=in_es))
+    assert (second["changed_since_read"], second["fingerprinted"]) == (0, 1)
+    stored = es.get(index=index_name, id="b03")["_source"][schema.ROOT]
+    want = schema.record_fields(fp.fingerprint(rewritten))
+    del want[schema.VERSION]  # dedupe's version also names the fields it read
+    assert {k: stored[k] for k in want} == want
+
+
 class _Watched:
     """A real client whose point-in-time id and searches are recorded (everything else passes through)."""
 
