@@ -10,12 +10,15 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   other fields fingerprints every document again; the fields are kept with the index for reconcile.
   Documents it sees for the first time all get the dedupe's start time as ``indexed_at`` (ties go by
   ``_id``); that time is kept with the index until the dedupe completes, so a resumed run gives them the
-  same time, and the same clusters, as an uninterrupted one. Its fingerprints are written only onto the
-  copy of the document they were computed from: one rewritten after it was read (another writer, a text
-  changed) is left as it is now, counted, and fingerprinted by the next run if it lacks the version;
+  same time, and the same clusters, as an uninterrupted one;
 - stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
   over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
+
+Both write a document's fields only onto the copy they were computed from (each update carries the
+``_seq_no`` and ``_primary_term`` the scan read): a document another client rewrote in between keeps what
+that client wrote and is counted (``fingerprint_skipped``, ``assignment_skipped``), not failed; a later run
+fingerprints it if it lacks the version, and clusters it.
 """
 
 from __future__ import annotations
@@ -397,7 +400,7 @@ def _fingerprint_stage(
         "fingerprint_seconds": round(time.perf_counter() - started, 3),
         "fingerprint_failures": len(failed),
         "first_fingerprint_failure": failed[0] if failed else None,
-        "changed_since_read": changed,
+        "fingerprint_skipped": changed,
         "refused_records": refused,
     }
 
@@ -450,7 +453,7 @@ class _Changes(Sequence[Update]):
         if isinstance(at, slice):
             return _Changes(self.docs, self.a, self.rows[at])
         k = int(self.rows[at])
-        return self.docs.ids[k], self._fields(k), None
+        return self.docs.ids[k], self._fields(k), self.docs.seen(k)
 
 
 def reconcile(
@@ -468,7 +471,7 @@ def reconcile(
     total = client.count(index=index, query=query)["count"]
     loading = TableBuilder()
     progress("load", 0, total)
-    for hits in scan(client, index, query, fields, cfg.slices, cfg.page_size):
+    for hits in scan(client, index, query, fields, cfg.slices, cfg.page_size, seq_no=True):
         for h in hits:
             loading.add(h)
         progress("load", len(loading), total)
@@ -477,13 +480,15 @@ def reconcile(
     a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify_config())
     updates = _Changes(docs, a)
     progress("write", 0, len(updates))
-    ok, failed = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
+    ok, bad = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
     progress("write", ok, len(updates))
     client.indices.refresh(index=index)
+    failed = [item for item in bad if not is_conflict(item)]
     return {
         "documents": len(docs),
         "clusters": int(np.count_nonzero(a.cluster == np.arange(len(docs)))),
         "changed": ok,
+        "assignment_skipped": len(bad) - len(failed),
         "failures": len(failed),
         "first_failure": failed[0] if failed else None,
         "seconds": round(time.perf_counter() - started, 3),

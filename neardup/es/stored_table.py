@@ -74,6 +74,8 @@ class TableBuilder:
         self._versions = _Codes()
         self._meta: dict[int, npt.NDArray[np.uint32]] = {}
         self._assigned = array("q")
+        self._seq_no = array("q")
+        self._primary_term = array("q")
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -99,6 +101,8 @@ class TableBuilder:
         if stored.meta is not None:
             self._meta[row] = stored.meta
         self._assigned.append(_assignment_key(hit.get("_source") or {}))
+        self._seq_no.append(int(hit.get("_seq_no", -1)))  # a search with seq_no_primary_term gives both
+        self._primary_term.append(int(hit.get("_primary_term", 0)))
 
     def build(self) -> StoredTable:
         """The table, rows in document order (``indexed_at``, then id: :attr:`Stored.order`). The builder is
@@ -132,6 +136,8 @@ class TableBuilder:
             version_names=tuple(self._versions.names),
             meta={int(rank[k]): m for k, m in self._meta.items()},
             assigned=np.frombuffer(self._assigned, dtype=np.int64)[order],
+            seq_no=np.frombuffer(self._seq_no, dtype=np.int64)[order],
+            primary_term=np.frombuffer(self._primary_term, dtype=np.int64)[order],
         )
 
 
@@ -161,6 +167,9 @@ class StoredTable(Sequence["Row"]):
     version_names: tuple[str, ...]
     meta: dict[int, npt.NDArray[np.uint32]]
     assigned: npt.NDArray[np.int64]
+    #: where each document stood when read (``_seq_no``, ``_primary_term``); -1 where the hit did not say
+    seq_no: npt.NDArray[np.int64]
+    primary_term: npt.NDArray[np.int64]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -180,6 +189,11 @@ class StoredTable(Sequence["Row"]):
 
     def __iter__(self) -> Iterator[Row]:
         return (Row(self, k) for k in range(len(self.ids)))
+
+    def seen(self, row: int) -> tuple[int, int] | None:
+        """(sequence number, primary term) of ``row``'s document when it was read, or None if not known."""
+        seq_no = int(self.seq_no[row])
+        return None if seq_no < 0 else (seq_no, int(self.primary_term[row]))
 
     def unchanged(self, row: int, source: Mapping[str, Any]) -> bool:
         """Is the assignment in ``source`` the one stored for ``row``?"""

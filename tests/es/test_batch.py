@@ -138,17 +138,44 @@ def test_a_document_rewritten_after_dedupe_read_it_keeps_its_new_text_without_th
 
     monkeypatch.setattr(batch, "_page_records", another_writer_between_read_and_write)
     first = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50, fingerprint_in_es=in_es))
-    assert (first["changed_since_read"], first["fingerprinted"], first["fingerprint_failures"]) == (1, 11, 0)
+    assert (first["fingerprint_skipped"], first["fingerprinted"], first["fingerprint_failures"]) == (1, 11, 0)
     now = es.get(index=index_name, id="b03")["_source"]
     assert now == {"text": rewritten}  # not the fingerprints of the text it held when read
 
     monkeypatch.setattr(batch, "_page_records", page_records)
     second = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50, fingerprint_in_es=in_es))
-    assert (second["changed_since_read"], second["fingerprinted"]) == (0, 1)
+    assert (second["fingerprint_skipped"], second["fingerprinted"]) == (0, 1)
     stored = es.get(index=index_name, id="b03")["_source"][schema.ROOT]
     want = schema.record_fields(fp.fingerprint(rewritten))
     del want[schema.VERSION]  # dedupe's version also names the fields it read
     assert {k: stored[k] for k in want} == want
+
+
+def test_a_reconcile_leaves_a_document_rewritten_after_it_was_read_to_the_next_run(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _load(es, [*_documents()[:12]], index_name)
+    config = BatchConfig(slices=1, page_size=50)
+    dedupe(es, index_name, fp, config)
+    right = es.get(index=index_name, id="b03")["_source"][schema.ROOT][schema.CLUSTER]
+    es.update(index=index_name, id="b03", doc={schema.ROOT: {schema.CLUSTER: "wrong"}}, refresh=True)
+    version = config.version(fp)
+    clustering = batch.cluster_records
+
+    def another_writer_between_read_and_write(*args: object, **kwargs: object) -> object:
+        es.update(index=index_name, id="b03", doc={"edited": True})
+        return clustering(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "cluster_records", another_writer_between_read_and_write)
+    first = batch.reconcile(es, index_name, version, config)
+    assert (first["assignment_skipped"], first["changed"], first["failures"]) == (1, 0, 0)
+    now = es.get(index=index_name, id="b03")["_source"]
+    assert (now["edited"], now[schema.ROOT][schema.CLUSTER]) == (True, "wrong")  # as the other client left it
+
+    monkeypatch.setattr(batch, "cluster_records", clustering)
+    second = batch.reconcile(es, index_name, version, config)
+    assert (second["assignment_skipped"], second["changed"]) == (0, 1)
+    assert es.get(index=index_name, id="b03")["_source"][schema.ROOT][schema.CLUSTER] == right
 
 
 class _Watched:
