@@ -16,9 +16,11 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
 
 Both write a document's fields only onto the copy they were computed from (each update carries the
-``_seq_no`` and ``_primary_term`` the scan read): a document another client rewrote in between keeps what
-that client wrote and is counted (``fingerprint_skipped``, ``assignment_skipped``), not failed; a later run
-fingerprints it if it lacks the version, and clusters it.
+``_seq_no`` and ``_primary_term`` the scan read). A document written in between keeps what was written and
+is counted (``fingerprint_skipped``, ``assignment_skipped``), not failed: another client's write, or this
+run's own update sent again after a timeout once it had been applied. A later run fingerprints what lacks
+the version, as a document written after this run began (its time is that run's), and clusters every
+document again.
 """
 
 from __future__ import annotations
@@ -220,64 +222,92 @@ def scan(
 _BULK_SECONDS = 120.0
 
 
-#: a partial update of ``neardup.*``: (id, fields, where the document stood when its fields were read, as
-#: (sequence number, primary term), or None when the fields hold whatever the document became since)
-Update = tuple[str, dict[str, Any], tuple[int, int] | None]
+#: a partial update of ``neardup.*``: (id, fields, where the document stood when its fields were computed from
+#: it, as (sequence number, primary term))
+_Update = tuple[str, dict[str, Any], tuple[int, int]]
 
 
-def update_action(index: str, update: Update, retries: int) -> dict[str, Any]:
-    """The bulk action of one :data:`Update`. With where the document stood, it applies only to that copy
-    (a document rewritten since answers a version conflict, 409: fingerprints of a text it no longer holds
-    are not written); without, a conflict is retried ``retries`` times (an assignment sets the same fields
-    whatever it reads, and a bulk sent again after a timeout must not fail on its own first send).
+def _update_action(index: str, update: _Update) -> dict[str, Any]:
+    """The bulk action of one :data:`_Update`: it applies only to the copy of the document the fields were
+    computed from; one written since answers a version conflict (409), and keeps what was written.
 
-    >>> update_action("i", ("d", {"status": "ok"}, (7, 1)), 3)["if_seq_no"]
-    7
-    >>> update_action("i", ("d", {"status": "ok"}, None), 3)["retry_on_conflict"]
-    3
+    >>> action = _update_action("i", ("d", {"status": "ok"}, (7, 1)))
+    >>> action["doc"], action["if_seq_no"], action["if_primary_term"]
+    ({'neardup': {'status': 'ok'}}, 7, 1)
     """
-    doc_id, fields, seen = update
-    action = {"_op_type": "update", "_index": index, "_id": doc_id, "doc": {schema.ROOT: fields}}
-    if seen is None:
-        return action | {"retry_on_conflict": retries}
-    return action | {"if_seq_no": seen[0], "if_primary_term": seen[1]}
+    doc_id, fields, (seq_no, primary_term) = update
+    return {
+        "_op_type": "update",
+        "_index": index,
+        "_id": doc_id,
+        "doc": {schema.ROOT: fields},
+        "if_seq_no": seq_no,
+        "if_primary_term": primary_term,
+    }
 
 
-def is_conflict(item: dict[str, Any]) -> bool:
-    """Whether a failed bulk item is a version conflict (see :func:`update_action`).
+def _plain(item: dict[str, Any]) -> dict[str, Any]:
+    """A failed bulk item as plain data: its id, status and error, without what the bulk helper adds when a
+    whole request failed (the exception object, the action's fields), which a job's result cannot store.
 
-    >>> is_conflict({"update": {"_id": "d", "status": 409}}), is_conflict({"update": {"_id": "d", "status": 429}})
-    (True, False)
+    >>> _plain({"update": {"_id": "d", "status": 500, "error": "x", "exception": ValueError(), "data": {}}})
+    {'update': {'_id': 'd', 'status': 500, 'error': 'x'}}
     """
-    return any(isinstance(result, dict) and result.get("status") == 409 for result in item.values())
+    return {
+        op: {k: v for k, v in result.items() if k in ("_index", "_id", "status", "error")}
+        for op, result in item.items()
+        if isinstance(result, dict)
+    }
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a run of partial updates did: ``written``; ``conflicts``, those not written because their
+    document had changed since it was read (see :func:`_update_action`); ``failures``, the rest not written,
+    with the first as plain data."""
+
+    written: int = 0
+    conflicts: int = 0
+    failures: int = 0
+    first_failure: dict[str, Any] | None = None
+
+    def __add__(self, other: Written) -> Written:
+        return Written(
+            self.written + other.written,
+            self.conflicts + other.conflicts,
+            self.failures + other.failures,
+            self.first_failure or other.first_failure,
+        )
 
 
 def _bulk_update(
-    client: Elasticsearch, index: str, updates: Sequence[Update], retries: int, threads: int = 1
-) -> tuple[int, list[dict[str, Any]]]:
-    """:func:`update_action` for each update, in ``threads`` concurrent streams (each retrying what
-    Elasticsearch rejects as too many requests); returns (succeeded, failed items)."""
+    client: Elasticsearch, index: str, updates: Sequence[_Update], retries: int, threads: int = 1
+) -> Written:
+    """:func:`_update_action` for each update, in ``threads`` concurrent streams (each retrying what
+    Elasticsearch rejects as too many requests)."""
     if threads > 1 and len(updates) > 1:
         share = -(-len(updates) // threads)
         parts = [updates[k : k + share] for k in range(0, len(updates), share)]
         with ThreadPoolExecutor(len(parts)) as streams:
-            done = list(streams.map(lambda part: _bulk_update(client, index, part, retries), parts))
-        return sum(ok for ok, _ in done), [item for _, failed in done for item in failed]
-    ok = 0
-    failed: list[dict[str, Any]] = []
+            return sum(streams.map(lambda part: _bulk_update(client, index, part, retries), parts), Written())
+    written = conflicts = failures = 0
+    first: dict[str, Any] | None = None
     for success, item in helpers.streaming_bulk(
         client.options(request_timeout=_BULK_SECONDS),
-        (update_action(index, u, retries) for u in updates),
+        (_update_action(index, u) for u in updates),
         chunk_size=500,
         max_retries=retries,
         raise_on_error=False,
         raise_on_exception=False,
     ):
         if success:
-            ok += 1
+            written += 1
+        elif any(isinstance(r, dict) and r.get("status") == 409 for r in item.values()):
+            conflicts += 1
         else:
-            failed.append(item)
-    return ok, failed
+            failures += 1
+            first = first or _plain(item)
+    return Written(written, conflicts, failures, first)
 
 
 #: the processor's text limit when dedupe fingerprints in Elasticsearch: none (Java's largest int), as here
@@ -355,26 +385,23 @@ def _fingerprint_stage(
     version = config.version(fingerprinter)
     query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
-    done = refused = changed = 0
-    failed: list[dict[str, Any]] = []
+    refused = 0
+    written = Written()
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
         [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
     )
     in_es = config.fingerprints_in_es
-    writing: Future[tuple[int, list[dict[str, Any]]]] | None = None
+    writing: Future[Written] | None = None
 
     def settle() -> None:
         """Wait for the page being written and count it. (When fingerprinting a page fails, the page in flight is
         still written before the error leaves: the writer's exit waits for it.)"""
-        nonlocal done, changed, writing
+        nonlocal written, writing
         if writing is not None:
-            ok, bad = writing.result()
+            written += writing.result()
             writing = None
-            conflicts = sum(map(is_conflict, bad))
-            done, changed = done + ok, changed + conflicts
-            failed.extend(item for item in bad if not is_conflict(item))
-            progress("fingerprint", done, total)
+            progress("fingerprint", written.written, total)
 
     with FingerprintPool(1 if in_es else config.workers) as pool, ThreadPoolExecutor(1) as writer:
         for hits in scan(client, index, query, source, config.slices, config.page_size, seq_no=True):
@@ -395,12 +422,12 @@ def _fingerprint_stage(
             writing = writer.submit(_bulk_update, client, index, updates, config.bulk_retries)
         settle()
     return {
-        "fingerprinted": done,
+        "fingerprinted": written.written,
         "fingerprinted_by": "elasticsearch" if in_es else "python",
         "fingerprint_seconds": round(time.perf_counter() - started, 3),
-        "fingerprint_failures": len(failed),
-        "first_fingerprint_failure": failed[0] if failed else None,
-        "fingerprint_skipped": changed,
+        "fingerprint_failures": written.failures,
+        "first_fingerprint_failure": written.first_failure,
+        "fingerprint_skipped": written.conflicts,
         "refused_records": refused,
     }
 
@@ -419,7 +446,7 @@ def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
     return {k: stored[k] if isinstance(stored.get(k), str) else v for k, v in DEFAULT_FIELDS.items()}
 
 
-class _Changes(Sequence[Update]):
+class _Changes(Sequence[_Update]):
     """The assignments of a clustering that differ from what the documents carry, as updates, each
     built when it is read: a first clustering changes every document, and a million (id, fields) updates held at
     once took 278 MiB."""
@@ -446,10 +473,10 @@ class _Changes(Sequence[Update]):
         return int(self.rows.size)
 
     @overload
-    def __getitem__(self, at: int) -> Update: ...
+    def __getitem__(self, at: int) -> _Update: ...
     @overload
     def __getitem__(self, at: slice) -> _Changes: ...
-    def __getitem__(self, at: int | slice) -> Update | _Changes:
+    def __getitem__(self, at: int | slice) -> _Update | _Changes:
         if isinstance(at, slice):
             return _Changes(self.docs, self.a, self.rows[at])
         k = int(self.rows[at])
@@ -480,17 +507,16 @@ def reconcile(
     a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify_config())
     updates = _Changes(docs, a)
     progress("write", 0, len(updates))
-    ok, bad = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
-    progress("write", ok, len(updates))
+    written = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
+    progress("write", written.written, len(updates))
     client.indices.refresh(index=index)
-    failed = [item for item in bad if not is_conflict(item)]
     return {
         "documents": len(docs),
         "clusters": int(np.count_nonzero(a.cluster == np.arange(len(docs)))),
-        "changed": ok,
-        "assignment_skipped": len(bad) - len(failed),
-        "failures": len(failed),
-        "first_failure": failed[0] if failed else None,
+        "changed": written.written,
+        "assignment_skipped": written.conflicts,
+        "failures": written.failures,
+        "first_failure": written.first_failure,
         "seconds": round(time.perf_counter() - started, 3),
     }
 

@@ -102,7 +102,7 @@ class TableBuilder:
             self._meta[row] = stored.meta
         self._assigned.append(_assignment_key(hit.get("_source") or {}))
         self._seq_no.append(int(hit.get("_seq_no", -1)))  # a search with seq_no_primary_term gives both
-        self._primary_term.append(int(hit.get("_primary_term", 0)))
+        self._primary_term.append(int(hit.get("_primary_term", -1)))
 
     def build(self) -> StoredTable:
         """The table, rows in document order (``indexed_at``, then id: :attr:`Stored.order`). The builder is
@@ -167,7 +167,7 @@ class StoredTable(Sequence["Row"]):
     version_names: tuple[str, ...]
     meta: dict[int, npt.NDArray[np.uint32]]
     assigned: npt.NDArray[np.int64]
-    #: where each document stood when read (``_seq_no``, ``_primary_term``); -1 where the hit did not say
+    #: where each document stood when read (``_seq_no``, ``_primary_term``); both -1 where the hit did not say
     seq_no: npt.NDArray[np.int64]
     primary_term: npt.NDArray[np.int64]
 
@@ -190,10 +190,13 @@ class StoredTable(Sequence["Row"]):
     def __iter__(self) -> Iterator[Row]:
         return (Row(self, k) for k in range(len(self.ids)))
 
-    def seen(self, row: int) -> tuple[int, int] | None:
-        """(sequence number, primary term) of ``row``'s document when it was read, or None if not known."""
-        seq_no = int(self.seq_no[row])
-        return None if seq_no < 0 else (seq_no, int(self.primary_term[row]))
+    def seen(self, row: int) -> tuple[int, int]:
+        """(sequence number, primary term) of ``row``'s document when it was read; a ValueError when the search
+        that read it did not ask for them (``seq_no_primary_term``)."""
+        seq_no, primary_term = int(self.seq_no[row]), int(self.primary_term[row])
+        if seq_no < 0:
+            raise ValueError(f"{self.ids[row]}: read without its sequence number (seq_no_primary_term)")
+        return seq_no, primary_term
 
     def unchanged(self, row: int, source: Mapping[str, Any]) -> bool:
         """Is the assignment in ``source`` the one stored for ``row``?"""

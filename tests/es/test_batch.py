@@ -3,6 +3,7 @@ uninterrupted one."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 
@@ -176,6 +177,21 @@ def test_a_reconcile_leaves_a_document_rewritten_after_it_was_read_to_the_next_r
     second = batch.reconcile(es, index_name, version, config)
     assert (second["assignment_skipped"], second["changed"]) == (0, 1)
     assert es.get(index=index_name, id="b03")["_source"][schema.ROOT][schema.CLUSTER] == right
+
+
+def test_a_dedupe_that_cannot_write_reports_its_failures_as_plain_data(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter
+) -> None:
+    _load(es, [*_documents()[:12]], index_name)
+    es.indices.put_settings(index=index_name, settings={"index.blocks.write": True})
+    try:
+        result = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=5))
+    finally:
+        es.indices.put_settings(index=index_name, settings={"index.blocks.write": False})
+    assert (result["fingerprinted"], result["fingerprint_failures"], result["fingerprint_skipped"]) == (0, 12, 0)
+    first = result["first_fingerprint_failure"]
+    assert first["update"]["status"] == 403 and first["update"]["_id"].startswith("b")
+    assert json.loads(json.dumps(result)) == result  # a job's result is stored as JSON
 
 
 class _Watched:

@@ -39,7 +39,8 @@ def hits() -> list[dict[str, Any]]:
         }
         if k % 3 == 1:
             fields |= schema.assignment_fields(f"d{k - 1:03d}", f"d{k - 1:03d}", Match(1, 0.8125))
-        out.append({"_id": f"d{k:03d}", "_source": {schema.ROOT: fields}})
+        seen = {"_seq_no": 100 + k, "_primary_term": 1 + k % 2}
+        out.append({"_id": f"d{k:03d}", "_source": {schema.ROOT: fields}, **seen})
     rng.shuffle(out)  # as slices of a scan return them
     return out
 
@@ -101,6 +102,18 @@ def test_unchanged_compares_the_assignment_each_document_carried(hits: list[dict
     source = by_id[table[assigned].id][schema.ROOT]
     moved = schema.assignment_fields(source[schema.CLUSTER], source[schema.DUPLICATE_OF], Match(2, 0.8125))
     assert not table.unchanged(assigned, {schema.ROOT: moved})
+
+
+def test_each_row_keeps_where_its_document_stood_when_read(hits: list[dict[str, Any]]) -> None:
+    table = _table(hits)
+    by_id = {h["_id"]: h for h in hits}
+    assert [table.seen(k) for k in range(len(table))] == [
+        (by_id[row.id]["_seq_no"], by_id[row.id]["_primary_term"]) for row in table
+    ]
+    assert [r.id for r in table] != [h["_id"] for h in hits]  # the rows moved: their sequence numbers with them
+    unread = _table([{k: v for k, v in h.items() if k not in ("_seq_no", "_primary_term")} for h in hits])
+    with pytest.raises(ValueError, match="seq_no_primary_term"):
+        unread.seen(0)
 
 
 def test_an_index_without_documents_of_the_version_gives_an_empty_table() -> None:
