@@ -10,11 +10,12 @@ be, and this bench shows whether the bound holds. It clusters the corpus offline
 (:func:`neardup.ingest.cluster.cluster_records`, what ``neardup cluster``, ``dedupe`` and ``reconcile``
 run) and reports pairwise precision and recall against the groups, over all documents and over the
 documents that carry no recurring paragraph, with the composition of the largest clusters. Then it reads
-the links the clustering made (each document to the match it joined) with a measure that owes nothing to
-neardup: the exact Jaccard similarity of the two texts' character 3-grams (what neardup's sketch estimates,
-computed here from the raw texts in full) and the Jaccard similarity and containment of their 5-grams, for a
-sample of the links that cross generator groups and of those inside one. Links across groups whose texts
-are as alike as neardup's own threshold asks are the generator's truth failing, not the clustering.
+the links the clustering made (each document to the match it joined) with measures that owe nothing to
+neardup: the exact Jaccard similarity of the 3-grams of the two texts' letters and digits (what neardup's
+sketch estimates, after its normalisation, from a sample of them) and the Jaccard similarity and containment
+of the texts' 5-grams, for a sample of the links that cross generator groups and of those inside one.
+Links across groups whose texts are as alike as neardup's own threshold asks are the generator's truth
+failing, not the clustering.
 
 Run: ``python -m bench.cluster_truth --docs 1000000`` → bench/results/cluster_truth_1000k.md (the
 fingerprints are the ones :func:`bench.corpus.corpus_records` keeps beside the corpus, computed on first use)
@@ -27,14 +28,15 @@ import random
 import resource
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from bench.corpus import GENERATOR, corpus_path, corpus_records, read_corpus, recurring_paragraphs
+from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, read_corpus, recurring_paragraphs
 from bench.machine import describe, write_results
 from neardup.evaluation.metrics import pairwise_scores
-from neardup.ingest.cluster import cluster_records
+from neardup.ingest.cluster import Assignment, cluster_records
 from neardup.ingest.verify import VerifyConfig
 
 RESULTS = Path(__file__).parent / "results"
@@ -63,9 +65,59 @@ def text_likeness(a: str, b: str, n: int) -> tuple[float, float]:
     return shared / len(x | y), shared / min(len(x), len(y))
 
 
+def letters_and_digits(text: str) -> str:
+    """``text`` without what is neither a letter nor a digit (punctuation, spaces).
+
+    >>> letters_and_digits("《人民日报》, 记者 报道 2026!")
+    '人民日报记者报道2026'
+    """
+    return "".join(ch for ch in text if ch.isalnum())
+
+
 def _quantiles(values: list[float]) -> str:
     q10, q50, q90 = np.percentile(values, [10, 50, 90]).tolist()
     return f"{q10:.2f} / {q50:.2f} / {q90:.2f}"
+
+
+def link_table(docs: Sequence[Doc], truth: Sequence[object], a: Assignment) -> list[str]:
+    """The lines of the table of the links ``a`` made (a document to the match it joined), across
+    generator groups and inside one, read with the text measures of :func:`text_likeness`."""
+    links = [(k, j) for k, j in enumerate(a.duplicate_of.tolist()) if j >= 0]
+    kinds = (
+        ("across generator groups", [(k, j) for k, j in links if truth[k] != truth[j]]),
+        ("inside one group", [(k, j) for k, j in links if truth[k] == truth[j]]),
+    )
+    verify = VerifyConfig()
+    threshold = verify.min_jaccard
+    lines = [
+        "",
+        f"Links the clustering made (a document to the match it joined): {len(links):,}. Read with measures that",
+        "owe nothing to neardup's fingerprints or sketches: the exact Jaccard similarity of the 3-grams of the two",
+        "texts' letters and digits (what neardup's sketch estimates, after its normalisation, from a sample of",
+        "them), and the Jaccard similarity and containment of the texts' 5-grams (punctuation included). Up to",
+        f"{SAMPLE:,} links of each kind, a seeded sample; 10th percentile / median / 90th percentile. neardup",
+        f"accepts a pair at an estimated 3-gram Jaccard of {threshold} or more (down to {verify.near_jaccard} when",
+        f"the fingerprints are within {verify.max_distance} bits).",
+        "",
+        f"| links | count | sampled | 3-gram Jaccard | sampled at {threshold} or more | 5-gram Jaccard "
+        "| 5-gram containment | neardup's similarity |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for seed, (label, kind) in enumerate(kinds):
+        sample = random.Random(seed).sample(kind, min(SAMPLE, len(kind)))
+        if not sample:
+            lines.append(f"| {label} | 0 | 0 | | | | | |")
+            continue
+        content = [(letters_and_digits(docs[k].text), letters_and_digits(docs[j].text)) for k, j in sample]
+        tri = [text_likeness(x, y, 3)[0] for x, y in content]
+        five = [text_likeness(docs[k].text, docs[j].text, 5) for k, j in sample]
+        alike = sum(v >= threshold for v in tri)
+        lines.append(
+            f"| {label} | {len(kind):,} | {len(sample):,} | {_quantiles(tri)} | {alike / len(sample):.0%} "
+            f"| {_quantiles([f[0] for f in five])} | {_quantiles([f[1] for f in five])} "
+            f"| {_quantiles([float(a.similarity[k]) for k, _ in sample])} |"
+        )
+    return lines
 
 
 def main() -> None:
@@ -115,40 +167,7 @@ def main() -> None:
         members = np.flatnonzero(a.cluster == cluster)
         groups = len({truth[k] for k in members.tolist()})
         lines.append(f"| {docs[cluster].id} | {size} | {groups} | {carries[members].mean():.0%} |")
-    links = [(k, j) for k, j in enumerate(a.duplicate_of.tolist()) if j >= 0]
-    kinds = (
-        ("across generator groups", [(k, j) for k, j in links if truth[k] != truth[j]]),
-        ("inside one group", [(k, j) for k, j in links if truth[k] == truth[j]]),
-    )
-    verify = VerifyConfig()
-    threshold = verify.min_jaccard
-    lines += [
-        "",
-        f"Links the clustering made (a document to the match it joined): {len(links):,}. Read with measures that",
-        "owe nothing to neardup's fingerprints or sketches: the exact Jaccard similarity of the two raw texts'",
-        "character 3-grams (what neardup's sketch estimates, over its normalised text) and the Jaccard similarity",
-        f"and containment of their 5-grams. Up to {SAMPLE:,} links of each kind, seeded sample; 10th percentile /",
-        f"median / 90th percentile. neardup accepts a pair at an estimated 3-gram Jaccard of {threshold} or more",
-        f"(down to {verify.near_jaccard} when the fingerprints are within {verify.max_distance} bits).",
-        "",
-        f"| links | count | sampled | 3-gram Jaccard | sampled at {threshold} or more | 5-gram Jaccard "
-        "| 5-gram containment | neardup's similarity |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    rng = random.Random(1)
-    for label, kind in kinds:
-        sample = rng.sample(kind, min(SAMPLE, len(kind)))
-        if not sample:
-            lines.append(f"| {label} | 0 | 0 | | | | | |")
-            continue
-        tri = [text_likeness(docs[k].text, docs[j].text, 3)[0] for k, j in sample]
-        five = [text_likeness(docs[k].text, docs[j].text, 5) for k, j in sample]
-        alike = sum(v >= threshold for v in tri)
-        lines.append(
-            f"| {label} | {len(kind):,} | {len(sample):,} | {_quantiles(tri)} | {alike / len(sample):.0%} "
-            f"| {_quantiles([f[0] for f in five])} | {_quantiles([f[1] for f in five])} "
-            f"| {_quantiles([float(a.similarity[k]) for k, _ in sample])} |"
-        )
+    lines += link_table(docs, truth, a)
     write_results(RESULTS / f"cluster_truth_{n // 1000}k.md", lines)
 
 
