@@ -232,8 +232,8 @@ def _update_action(index: str, update: _Update) -> dict[str, Any]:
     computed from; one written since answers a version conflict (409), and keeps what was written.
 
     >>> action = _update_action("i", ("d", {"status": "ok"}, (7, 1)))
-    >>> action["doc"], action["if_seq_no"], action["if_primary_term"]
-    ({'neardup': {'status': 'ok'}}, 7, 1)
+    >>> action["doc"] == {schema.ROOT: {"status": "ok"}}, action["if_seq_no"], action["if_primary_term"]
+    (True, 7, 1)
     """
     doc_id, fields, (seq_no, primary_term) = update
     return {
@@ -261,7 +261,7 @@ def _plain(item: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class Written:
+class _Written:
     """What a run of partial updates did: ``written``; ``conflicts``, those not written because their
     document had changed since it was read (see :func:`_update_action`); ``failures``, the rest not written,
     with the first as plain data."""
@@ -271,8 +271,8 @@ class Written:
     failures: int = 0
     first_failure: dict[str, Any] | None = None
 
-    def __add__(self, other: Written) -> Written:
-        return Written(
+    def __add__(self, other: _Written) -> _Written:
+        return _Written(
             self.written + other.written,
             self.conflicts + other.conflicts,
             self.failures + other.failures,
@@ -282,14 +282,14 @@ class Written:
 
 def _bulk_update(
     client: Elasticsearch, index: str, updates: Sequence[_Update], retries: int, threads: int = 1
-) -> Written:
+) -> _Written:
     """:func:`_update_action` for each update, in ``threads`` concurrent streams (each retrying what
-    Elasticsearch rejects as too many requests)."""
+    Elasticsearch rejects as too many requests); what they did, conflicts apart from failures."""
     if threads > 1 and len(updates) > 1:
         share = -(-len(updates) // threads)
         parts = [updates[k : k + share] for k in range(0, len(updates), share)]
         with ThreadPoolExecutor(len(parts)) as streams:
-            return sum(streams.map(lambda part: _bulk_update(client, index, part, retries), parts), Written())
+            return sum(streams.map(lambda part: _bulk_update(client, index, part, retries), parts), _Written())
     written = conflicts = failures = 0
     first: dict[str, Any] | None = None
     for success, item in helpers.streaming_bulk(
@@ -307,7 +307,7 @@ def _bulk_update(
         else:
             failures += 1
             first = first or _plain(item)
-    return Written(written, conflicts, failures, first)
+    return _Written(written, conflicts, failures, first)
 
 
 #: the processor's text limit when dedupe fingerprints in Elasticsearch: none (Java's largest int), as here
@@ -386,13 +386,13 @@ def _fingerprint_stage(
     query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
     refused = 0
-    written = Written()
+    written = _Written()
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
         [config.text_field, config.title_field, schema.path(schema.INDEXED_AT)] if config.record is None else True
     )
     in_es = config.fingerprints_in_es
-    writing: Future[Written] | None = None
+    writing: Future[_Written] | None = None
 
     def settle() -> None:
         """Wait for the page being written and count it. (When fingerprinting a page fails, the page in flight is
