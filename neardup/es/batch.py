@@ -16,11 +16,12 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
 
 Both write a document's fields only onto the copy they were computed from (each update carries the
-``_seq_no`` and ``_primary_term`` the scan read). A document written in between keeps what was written and
-is counted (``fingerprint_skipped``, ``assignment_skipped``), not failed: another client's write, or this
-run's own update sent again after a timeout once it had been applied. A later run fingerprints what lacks
-the version, as a document written after this run began (its time is that run's), and clusters every
-document again.
+``_seq_no`` and ``_primary_term`` the scan read). A document written in between is read again: where the
+fields the update was computed from are unchanged (another client changed other fields), the update is sent
+once more, onto the new copy; otherwise the document keeps what was written and is counted
+(``fingerprint_skipped``, ``assignment_skipped``), not failed. A later run fingerprints what lacks the
+version, as a document written after this run began (its time is that run's), and clusters every document
+again.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from neardup.mappings import schema
 
 from .client import read_index_meta, write_index_meta
 from .pipeline import fingerprint_in_pipeline
-from .stored_table import StoredTable, TableBuilder
+from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder, source_key
 
 __all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
 
@@ -262,22 +263,39 @@ def _plain(item: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _Written:
-    """What a run of partial updates did: ``written``; ``conflicts``, those not written because their
-    document had changed since it was read (see :func:`_update_action`); ``failures``, the rest not written,
-    with the first as plain data."""
+    """What a run of partial updates did: ``written``; ``conflicted``, the ids of those not written because
+    their document had been written since it was read (see :func:`_update_action`); ``failures``, the rest
+    not written, with the first as plain data."""
 
     written: int = 0
-    conflicts: int = 0
+    conflicted: tuple[str, ...] = ()
     failures: int = 0
     first_failure: dict[str, Any] | None = None
+
+    @property
+    def conflicts(self) -> int:
+        return len(self.conflicted)
 
     def __add__(self, other: _Written) -> _Written:
         return _Written(
             self.written + other.written,
-            self.conflicts + other.conflicts,
+            self.conflicted + other.conflicted,
             self.failures + other.failures,
             self.first_failure or other.first_failure,
         )
+
+    def sent_again(self, again: Sequence[_Update], outcome: _Written) -> _Written:
+        """This run with the conflicted updates ``again`` sent once more, to the ``outcome`` given.
+
+        >>> first = _Written(5, ("a", "b", "c"))
+        >>> first.sent_again([("a", {}, (9, 1)), ("b", {}, (4, 1))], _Written(1, ("b",)))
+        _Written(written=6, conflicted=('c', 'b'), failures=0, first_failure=None)
+        """
+        resent = {doc_id for doc_id, _, _ in again}
+        kept = _Written(
+            self.written, tuple(i for i in self.conflicted if i not in resent), self.failures, self.first_failure
+        )
+        return kept + outcome
 
 
 def _bulk_update(
@@ -290,7 +308,8 @@ def _bulk_update(
         parts = [updates[k : k + share] for k in range(0, len(updates), share)]
         with ThreadPoolExecutor(len(parts)) as streams:
             return sum(streams.map(lambda part: _bulk_update(client, index, part, retries), parts), _Written())
-    written = conflicts = failures = 0
+    written = failures = 0
+    conflicted: list[str] = []
     first: dict[str, Any] | None = None
     for success, item in helpers.streaming_bulk(
         client.options(request_timeout=_BULK_SECONDS),
@@ -300,14 +319,54 @@ def _bulk_update(
         raise_on_error=False,
         raise_on_exception=False,
     ):
+        results = [r for r in item.values() if isinstance(r, dict)]
         if success:
             written += 1
-        elif any(isinstance(r, dict) and r.get("status") == 409 for r in item.values()):
-            conflicts += 1
+        elif results and results[0].get("status") == 409:
+            conflicted.append(str(results[0].get("_id")))
         else:
             failures += 1
             first = first or _plain(item)
-    return _Written(written, conflicts, failures, first)
+    return _Written(written, tuple(conflicted), failures, first)
+
+
+#: the most documents one ``mget`` reads again
+_MGET_IDS = 1_000
+
+
+def _where_still_as_read(
+    client: Elasticsearch,
+    index: str,
+    ids: Sequence[str],
+    source: list[str] | bool,
+    as_read: Callable[[str, dict[str, Any]], bool],
+) -> dict[str, tuple[int, int]]:
+    """Of the documents ``ids``, each written since it was read, those whose ``source`` fields still hold what
+    was read (``as_read(id, source now)``): a write that changed only other fields, or this run's own update
+    sent again. Returns where each of them stands now (sequence number, primary term)."""
+    now: dict[str, tuple[int, int]] = {}
+    for start in range(0, len(ids), _MGET_IDS):
+        docs = client.mget(index=index, ids=list(ids[start : start + _MGET_IDS]), source=source)["docs"]
+        for d in docs:
+            if d.get("found") and as_read(d["_id"], d.get("_source") or {}):
+                now[d["_id"]] = (d["_seq_no"], d["_primary_term"])
+    return now
+
+
+def _write_page(
+    client: Elasticsearch,
+    index: str,
+    updates: Sequence[_Update],
+    read: dict[str, int],
+    source: list[str] | bool,
+    retries: int,
+) -> _Written:
+    """A page's fingerprint updates; those that meet a document written since it was read are sent once more
+    where the fields fingerprinted still hold what was read (their :func:`source_key` is ``read[id]``)."""
+    done = _bulk_update(client, index, updates, retries)
+    now = _where_still_as_read(client, index, done.conflicted, source, lambda i, src: source_key(src) == read[i])
+    again = [(doc_id, fields, now[doc_id]) for doc_id, fields, _ in updates if doc_id in now]
+    return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
 
 
 #: the processor's text limit when dedupe fingerprints in Elasticsearch: none (Java's largest int), as here
@@ -385,7 +444,7 @@ def _fingerprint_stage(
     version = config.version(fingerprinter)
     query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
     total = client.count(index=index, query=query)["count"]
-    refused = 0
+    refused = skipped = 0
     written = _Written()
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
@@ -397,9 +456,11 @@ def _fingerprint_stage(
     def settle() -> None:
         """Wait for the page being written and count it. (When fingerprinting a page fails, the page in flight is
         still written before the error leaves: the writer's exit waits for it.)"""
-        nonlocal written, writing
+        nonlocal written, skipped, writing
         if writing is not None:
-            written += writing.result()
+            page = writing.result()
+            skipped += page.conflicts
+            written += replace(page, conflicted=())  # a count is all the report needs of a page's conflicts
             writing = None
             progress("fingerprint", written.written, total)
 
@@ -408,6 +469,7 @@ def _fingerprint_stage(
             sources = [h.get("_source") or {} for h in hits]
             records = _page_records(client, pool, fingerprinter, config, sources)
             updates = []
+            read = {h["_id"]: source_key(src) for h, src in zip(hits, sources, strict=True)}
             for h, src, r in zip(hits, sources, records, strict=True):
                 if r is None:
                     refused += 1
@@ -419,7 +481,7 @@ def _fingerprint_stage(
                     fields_out[schema.INDEXED_AT] = first_seen  # a re-fingerprint keeps its place
                 updates.append((h["_id"], fields_out, (h["_seq_no"], h["_primary_term"])))
             settle()
-            writing = writer.submit(_bulk_update, client, index, updates, config.bulk_retries)
+            writing = writer.submit(_write_page, client, index, updates, read, source, config.bulk_retries)
         settle()
     return {
         "fingerprinted": written.written,
@@ -427,7 +489,7 @@ def _fingerprint_stage(
         "fingerprint_seconds": round(time.perf_counter() - started, 3),
         "fingerprint_failures": written.failures,
         "first_fingerprint_failure": written.first_failure,
-        "fingerprint_skipped": written.conflicts,
+        "fingerprint_skipped": skipped,
         "refused_records": refused,
     }
 
@@ -456,11 +518,12 @@ class _Changes(Sequence[_Update]):
         self.a = a
         if rows is None:
             rows = np.fromiter(
-                (k for k in range(len(docs)) if not docs.unchanged(k, {schema.ROOT: self._fields(k)})), dtype=np.int64
+                (k for k in range(len(docs)) if not docs.unchanged(k, {schema.ROOT: self.fields(k)})), dtype=np.int64
             )
         self.rows = rows
 
-    def _fields(self, k: int) -> dict[str, Any]:
+    def fields(self, k: int) -> dict[str, Any]:
+        """The assignment fields of row ``k``."""
         dup = int(self.a.duplicate_of[k])
         match = Match(int(self.a.distance[k]), float(self.a.similarity[k])) if dup >= 0 else None
         ids = self.docs.ids
@@ -480,7 +543,7 @@ class _Changes(Sequence[_Update]):
         if isinstance(at, slice):
             return _Changes(self.docs, self.a, self.rows[at])
         k = int(self.rows[at])
-        return self.docs.ids[k], self._fields(k), self.docs.seen(k)
+        return self.docs.ids[k], self.fields(k), self.docs.seen(k)
 
 
 def reconcile(
@@ -508,6 +571,14 @@ def reconcile(
     updates = _Changes(docs, a)
     progress("write", 0, len(updates))
     written = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
+    if written.conflicted:  # sent once more where what the clustering read is unchanged
+        conflicted = set(written.conflicted)
+        rows = {doc_id: k for k, doc_id in enumerate(docs.ids) if doc_id in conflicted}
+        now = _where_still_as_read(
+            client, index, written.conflicted, CLUSTERED_FROM, lambda i, src: docs.still_as_read(rows[i], src)
+        )
+        again = [(doc_id, updates.fields(rows[doc_id]), seen) for doc_id, seen in now.items()]
+        written = written.sent_again(again, _bulk_update(client, index, again, cfg.bulk_retries))
     progress("write", written.written, len(updates))
     client.indices.refresh(index=index)
     return {

@@ -152,8 +152,9 @@ def test_a_document_rewritten_after_dedupe_read_it_keeps_its_new_text_without_th
     assert {k: stored[k] for k in want} == want
 
 
-def test_a_reconcile_leaves_a_document_rewritten_after_it_was_read_to_the_next_run(
-    es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("what", ["its time", "another field"])
+def test_a_reconcile_writes_over_another_writer_only_what_it_did_not_read(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
     _load(es, [*_documents()[:12]], index_name)
     config = BatchConfig(slices=1, page_size=50)
@@ -162,21 +163,43 @@ def test_a_reconcile_leaves_a_document_rewritten_after_it_was_read_to_the_next_r
     es.update(index=index_name, id="b03", doc={schema.ROOT: {schema.CLUSTER: "wrong"}}, refresh=True)
     version = config.version(fp)
     clustering = batch.cluster_records
+    edit = {schema.ROOT: {schema.INDEXED_AT: "2020-01-01T00:00:00.000000000Z"}} if what == "its time" else {"edited": 1}
 
     def another_writer_between_read_and_write(*args: object, **kwargs: object) -> object:
-        es.update(index=index_name, id="b03", doc={"edited": True})
+        es.update(index=index_name, id="b03", doc=edit)
         return clustering(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(batch, "cluster_records", another_writer_between_read_and_write)
     first = batch.reconcile(es, index_name, version, config)
-    assert (first["assignment_skipped"], first["changed"], first["failures"]) == (1, 0, 0)
     now = es.get(index=index_name, id="b03")["_source"]
-    assert (now["edited"], now[schema.ROOT][schema.CLUSTER]) == (True, "wrong")  # as the other client left it
+    if what == "its time":  # what the clustering read changed: the document is left to the next run
+        assert (first["assignment_skipped"], first["changed"], first["failures"]) == (1, 0, 0)
+        assert now[schema.ROOT][schema.CLUSTER] == "wrong"
+    else:  # a field the clustering did not read: the assignment is written over it
+        assert (first["assignment_skipped"], first["changed"], first["failures"]) == (0, 1, 0)
+        assert (now["edited"], now[schema.ROOT][schema.CLUSTER]) == (1, right)
 
     monkeypatch.setattr(batch, "cluster_records", clustering)
     second = batch.reconcile(es, index_name, version, config)
-    assert (second["assignment_skipped"], second["changed"]) == (0, 1)
-    assert es.get(index=index_name, id="b03")["_source"][schema.ROOT][schema.CLUSTER] == right
+    assert second["assignment_skipped"] == 0
+    assert es.get(index=index_name, id="b03")["_source"][schema.ROOT][schema.CLUSTER] != "wrong"
+
+
+def test_a_dedupe_fingerprints_a_document_whose_other_fields_changed_after_it_was_read(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _load(es, [*_documents()[:12]], index_name)
+    page_records = batch._page_records
+
+    def another_writer_between_read_and_write(*args: object, **kwargs: object) -> object:
+        es.update(index=index_name, id="b03", doc={"edited": 1})
+        return page_records(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "_page_records", another_writer_between_read_and_write)
+    result = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50))
+    assert (result["fingerprint_skipped"], result["fingerprinted"]) == (0, 12)
+    now = es.get(index=index_name, id="b03")["_source"]
+    assert now["edited"] == 1 and now[schema.ROOT][schema.VERSION] == fp.version
 
 
 def test_a_dedupe_that_cannot_write_reports_its_failures_as_plain_data(
