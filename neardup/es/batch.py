@@ -50,7 +50,7 @@ from neardup.mappings import schema
 
 from .client import read_index_meta, write_index_meta
 from .pipeline import fingerprint_in_pipeline
-from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder, source_key
+from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder
 
 __all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
 
@@ -357,14 +357,14 @@ def _write_page(
     client: Elasticsearch,
     index: str,
     updates: Sequence[_Update],
-    read: dict[str, int],
+    read: dict[str, dict[str, Any]],
     source: list[str] | bool,
     retries: int,
 ) -> _Written:
     """A page's fingerprint updates; those that meet a document written since it was read are sent once more
-    where the fields fingerprinted still hold what was read (their :func:`source_key` is ``read[id]``)."""
+    where the fields fingerprinted (``source`` of it) still hold what was read (``read[id]``)."""
     done = _bulk_update(client, index, updates, retries)
-    now = _where_still_as_read(client, index, done.conflicted, source, lambda i, src: source_key(src) == read[i])
+    now = _where_still_as_read(client, index, done.conflicted, source, lambda i, src: src == read[i])
     again = [(doc_id, fields, now[doc_id]) for doc_id, fields, _ in updates if doc_id in now]
     return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
 
@@ -469,7 +469,7 @@ def _fingerprint_stage(
             sources = [h.get("_source") or {} for h in hits]
             records = _page_records(client, pool, fingerprinter, config, sources)
             updates = []
-            read = {h["_id"]: source_key(src) for h, src in zip(hits, sources, strict=True)}
+            read = {h["_id"]: src for h, src in zip(hits, sources, strict=True)}
             for h, src, r in zip(hits, sources, records, strict=True):
                 if r is None:
                     refused += 1

@@ -23,7 +23,6 @@ as :class:`Row` views, which are what :func:`~ingest.cluster.cluster_records` co
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,28 +34,10 @@ import numpy.typing as npt
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
-__all__ = ["CLUSTERED_FROM", "Row", "StoredTable", "TableBuilder", "source_key"]
+__all__ = ["CLUSTERED_FROM", "Row", "StoredTable", "TableBuilder"]
 
 #: the fields a clustering is computed from: what a reconcile reads, but the assignment it writes
 CLUSTERED_FROM = [f for f in schema.LOOKUP_FIELDS if f not in schema.ASSIGNMENT_PATHS]
-
-
-def source_key(source: Mapping[str, Any], leave_out: Sequence[str] = ()) -> int:
-    """A hash of a document's ``_source`` as a search filtered it, but the ``neardup.*`` fields named in
-    ``leave_out``: equal for equal sources in one process, so a document read again can be told unchanged.
-
-    >>> source_key({"text": "a", schema.ROOT: {schema.CLUSTER: "x"}}, [schema.CLUSTER]) == source_key({"text": "a"})
-    False
-    >>> source_key({schema.ROOT: {schema.CLUSTER: "x", schema.STATUS: "ok"}}, [schema.CLUSTER]) == source_key(
-    ...     {schema.ROOT: {schema.STATUS: "ok"}}
-    ... )
-    True
-    """
-    kept = dict(source)
-    root = kept.get(schema.ROOT)
-    if leave_out and isinstance(root, Mapping):
-        kept[schema.ROOT] = {k: v for k, v in root.items() if k not in leave_out}
-    return hash(json.dumps(kept, sort_keys=True, ensure_ascii=False, default=str))
 
 
 class _Codes:
@@ -98,7 +79,7 @@ class TableBuilder:
         self._assigned = array("q")
         self._seq_no = array("q")
         self._primary_term = array("q")
-        self._read = array("q")
+        self._time = array("q")
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -126,7 +107,7 @@ class TableBuilder:
         self._assigned.append(_assignment_key(hit.get("_source") or {}))
         self._seq_no.append(int(hit.get("_seq_no", -1)))  # a search with seq_no_primary_term gives both
         self._primary_term.append(int(hit.get("_primary_term", -1)))
-        self._read.append(source_key(hit.get("_source") or {}, schema.ASSIGNMENT_FIELDS))
+        self._time.append(hash(stored.indexed_at))
 
     def build(self) -> StoredTable:
         """The table, rows in document order (``indexed_at``, then id: :attr:`Stored.order`). The builder is
@@ -162,7 +143,7 @@ class TableBuilder:
             assigned=np.frombuffer(self._assigned, dtype=np.int64)[order],
             seq_no=np.frombuffer(self._seq_no, dtype=np.int64)[order],
             primary_term=np.frombuffer(self._primary_term, dtype=np.int64)[order],
-            read=np.frombuffer(self._read, dtype=np.int64)[order],
+            time=np.frombuffer(self._time, dtype=np.int64)[order],
         )
 
 
@@ -195,8 +176,8 @@ class StoredTable(Sequence["Row"]):
     #: where each document stood when read (``_seq_no``, ``_primary_term``); both -1 where the hit did not say
     seq_no: npt.NDArray[np.int64]
     primary_term: npt.NDArray[np.int64]
-    #: each row's :func:`source_key` of what its clustering is computed from (:data:`CLUSTERED_FROM`)
-    read: npt.NDArray[np.int64]
+    #: each row's ``indexed_at``, hashed (the rows are in its order; the value itself is not kept)
+    time: npt.NDArray[np.int64]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -226,9 +207,19 @@ class StoredTable(Sequence["Row"]):
         return seq_no, primary_term
 
     def still_as_read(self, row: int, source: Mapping[str, Any]) -> bool:
-        """Does ``source`` (:data:`CLUSTERED_FROM` of ``row``'s document, read again) hold what the row was read
-        from?"""
-        return source_key(source) == int(self.read[row])
+        """Does ``source`` (:data:`CLUSTERED_FROM` of ``row``'s document, read again) hold what the row holds: the
+        same fingerprint fields and time?"""
+        now, held = Stored.from_hit({"_id": self.ids[row], "_source": source}), self[row]
+        same_meta = (now.meta is None and held.meta is None) or (
+            now.meta is not None and held.meta is not None and np.array_equal(now.meta, held.meta)
+        )
+        return (
+            (now.fingerprints, now.exact, now.status, now.version)
+            == (held.fingerprints, held.exact, held.status, held.version)
+            and np.array_equal(now.sketch, held.sketch)
+            and same_meta
+            and hash(now.indexed_at) == int(self.time[row])
+        )
 
     def unchanged(self, row: int, source: Mapping[str, Any]) -> bool:
         """Is the assignment in ``source`` the one stored for ``row``?"""

@@ -111,6 +111,15 @@ def test_each_row_keeps_where_its_document_stood_when_read(hits: list[dict[str, 
         (by_id[row.id]["_seq_no"], by_id[row.id]["_primary_term"]) for row in table
     ]
     assert [r.id for r in table] != [h["_id"] for h in hits]  # the rows moved: their sequence numbers with them
+    for k, row in enumerate(table):  # read again unchanged, or with the fields a clustering reads changed
+        source = by_id[row.id]["_source"]
+        assert table.still_as_read(k, source)
+        for field, value in (
+            (schema.INDEXED_AT, "2020-01-01T00:00:00Z"),
+            (schema.EXACT, "other"),
+            (schema.FINGERPRINT, [12345]),
+        ):
+            assert not table.still_as_read(k, {schema.ROOT: source[schema.ROOT] | {field: value}}), field
     unread = _table([{k: v for k, v in h.items() if k not in ("_seq_no", "_primary_term")} for h in hits])
     with pytest.raises(ValueError, match="seq_no_primary_term"):
         unread.seen(0)
