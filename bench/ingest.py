@@ -18,8 +18,10 @@
 
 Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second),
 with 2 client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no
-merge running. Every way first writes ``--warm-up`` documents untimed (a cold node's first run was the slowest by
-far; the node still compiles code after it, less in each later round), then ``--rounds`` rounds of all the ways
+merge running. Every way first writes ``--warm-up`` documents untimed, all of them by default (a cold node's first
+run was the slowest by far, and the flag pipeline's rate kept rising over the first tens of thousands of documents
+a node wrote),
+then ``--rounds`` rounds of all the ways
 in turn; the median round is reported with the range. Then the refresh interval's trade: the flag pipeline over
 ``--refresh-docs`` documents (a longer run, where segments pile up as they do in a live index) and the service
 (processor fingerprinting, 2 workers) over the same documents as above, each into an index refreshing every 1 s
@@ -28,7 +30,7 @@ for the pipeline, the number of segments sampled every second. Then the fingerpr
 second, one thread: the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's
 Daily texts.
 
-Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3] [--warm-up 2000]``
+Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3] [--warm-up N]``
 → bench/results/ingest.md
 """
 
@@ -302,9 +304,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=9357)
     parser.add_argument("--refresh-docs", type=int, default=100_000, help="0: no refresh comparison")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of every way; the median is reported")
-    parser.add_argument("--warm-up", type=int, default=2_000, help="documents each way writes first, not timed")
+    parser.add_argument(
+        "--warm-up", type=int, default=None, help="documents each way writes first, not timed (default: all of them)"
+    )
     args = parser.parse_args()
     docs = read_corpus(corpus_path(args.docs), args.docs)
+    warm_up = len(docs) if args.warm_up is None else args.warm_up
     chars = sum(len(d.text) for d in docs)
     records = Fingerprinter.default().fingerprint_many([(d.text, None) for d in docs])
 
@@ -313,9 +318,10 @@ def main() -> None:
         install_pipeline(client)
         install_pipeline(client, flag=True)
         client.ingest.put_pipeline(id=EMPTY_PIPELINE, processors=[])
-        # not timed: every way once over the first documents, so no timed round meets a cold node
+        # not timed: every way once over the first documents, so no timed round meets a node still compiling the
+        # code that way runs (the flag pipeline's rate rises over the first tens of thousands of documents)
         for way in WAYS:
-            way.run(client, url, docs[: args.warm_up], records[: args.warm_up])
+            way.run(client, url, docs[:warm_up], records[:warm_up])
         seconds: dict[str, list[float]] = {way.key: [] for way in WAYS}
         segments: dict[str, list[float]] = {way.key: [] for way in WAYS}
         rss: dict[str, int] = {}
@@ -346,14 +352,16 @@ def main() -> None:
         "",
         f"Machine: {describe()}; Elasticsearch: {label}.",
         f"Command: `python -m bench.ingest --docs {args.docs} --refresh-docs {args.refresh_docs} "
-        f"--rounds {args.rounds} --warm-up {args.warm_up}`. "
+        f"--rounds {args.rounds}{'' if args.warm_up is None else f' --warm-up {warm_up}'}`. "
         f"{len(docs):,} documents of the bench corpus "
         f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
         "client threads, a fresh index with the neardup mapping per row (Elasticsearch's default refresh, every "
-        "second), refresh at the end counted. All rows in this one run: first every way once over the first "
-        f"{args.warm_up:,} documents (not timed, so no row meets a cold node; the node still compiles code after "
-        f"it, less in each round), then {args.rounds} rounds of every way in the order of the table; the median "
-        "round is reported, its ratios, the range of the rounds, and the mean number of segments the index had "
+        "second), refresh at the end counted. All rows in this one run: first every way once over "
+        f"{'all' if warm_up == len(docs) else f'the first {warm_up:,}'} documents (not timed, so no row meets a "
+        "node still compiling the code it runs: in an earlier run warmed by 2,000 documents a way, the flag "
+        f"pipeline's 3 rounds ranged from 1,980 to 2,554 documents/s), then {args.rounds} rounds of every way in "
+        "the order of the table; the median round is reported, its ratios, the range of the rounds, and the mean "
+        "number of segments the index had "
         "(sampled every second). Notes read what the last round wrote.",
         "",
         "| how | seconds (median) | documents/s (median) | range of rounds | × plain bulk | × the service "

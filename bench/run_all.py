@@ -29,7 +29,7 @@ BENCHES: dict[str, str] = {
     "block_query.md": "bench.block_query --sizes 100000,300000,1000000 --rounds 3",
     "service_eval.md": "bench.service_eval",
     "largest_request.md": "bench.largest_request",
-    "ingest.md": "bench.ingest --docs 20000 --refresh-docs 100000 --rounds 3 --warm-up 2000",
+    "ingest.md": "bench.ingest --docs 20000 --refresh-docs 100000 --rounds 3",
     "scale.md": "bench.scale --docs 1000000 --ingest 50000 --flag-in-es",
     "ingest_profile.md": "bench.ingest_profile",
     "merge_policy.md": "bench.merge_policy --preload 0 --ingest 20000 --rounds 3 --corpus 100000",
