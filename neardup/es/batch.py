@@ -17,8 +17,9 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
 
 Both write a document's fields only onto the copy they were computed from (each update carries the
 ``_seq_no`` and ``_primary_term`` the scan read). A document written in between is read again: where the
-fields the update was computed from are unchanged (another client changed other fields), the update is sent
-once more, onto the new copy; otherwise the document keeps what was written and is counted
+fields the update was computed from are unchanged (another client changed other fields), or hold what the
+update itself wrote (a bulk the client sent again after a timeout), the update is sent once more, onto the new
+copy; otherwise the document keeps what was written and is counted
 (``fingerprint_skipped``, ``assignment_skipped``), not failed. A later run fingerprints what lacks the
 version, as a document written after this run began (its time is that run's), and clusters every document
 again.
@@ -353,6 +354,20 @@ def _where_still_as_read(
     return now
 
 
+def _as_updated(src: dict[str, Any], fields: dict[str, Any], source: list[str] | bool) -> dict[str, Any]:
+    """``src``, a source read through ``source`` (its paths, or True for all), as it reads once the partial
+    update of ``fields`` under the root has been applied to the document.
+
+    >>> src = {"text": "t"}
+    >>> after = _as_updated(src, {schema.INDEXED_AT: "x", schema.HEX: "h"}, ["text", schema.path(schema.INDEXED_AT)])
+    >>> after == {"text": "t", schema.ROOT: {schema.INDEXED_AT: "x"}}, _as_updated(src, {schema.HEX: "h"}, ["text"])
+    (True, {'text': 't'})
+    """
+    root = dict(src.get(schema.ROOT) or {})
+    root.update({k: v for k, v in fields.items() if schema.path(k) in source} if isinstance(source, list) else fields)
+    return {**src, schema.ROOT: root} if root else src
+
+
 def _write_page(
     client: Elasticsearch,
     index: str,
@@ -362,9 +377,18 @@ def _write_page(
     retries: int,
 ) -> _Written:
     """A page's fingerprint updates; those that meet a document written since it was read are sent once more
-    where the fields fingerprinted (``source`` of it) still hold what was read (``read[id]``)."""
+    where the fields fingerprinted (``source`` of it) still hold what was read (``read[id]``), or what this
+    update made of them: the update itself was applied (a bulk the client sent again after a timeout, whose
+    first send had written), and sending it once more changes nothing."""
     done = _bulk_update(client, index, updates, retries)
-    now = _where_still_as_read(client, index, done.conflicted, source, lambda i, src: src == read[i])
+    written = {doc_id: fields for doc_id, fields, _ in updates}
+    now = _where_still_as_read(
+        client,
+        index,
+        done.conflicted,
+        source,
+        lambda i, src: src in (read[i], _as_updated(read[i], written[i], source)),
+    )
     again = [(doc_id, fields, now[doc_id]) for doc_id, fields, _ in updates if doc_id in now]
     return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
 

@@ -202,6 +202,28 @@ def test_a_dedupe_fingerprints_a_document_whose_other_fields_changed_after_it_wa
     assert now["edited"] == 1 and now[schema.ROOT][schema.VERSION] == fp.version
 
 
+def test_a_dedupe_counts_as_fingerprinted_what_its_own_bulk_sent_twice_wrote(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _load(es, [*_documents()[:12]], index_name)
+    bulk_update = batch._bulk_update
+    first_sends: list[batch._Written] = []
+
+    def sent_twice(*args: object, **kwargs: object) -> batch._Written:
+        """The page's bulk is sent again, as the client does after a timeout, once its first send was applied:
+        each update then meets the document its own first send wrote (and gave a time)."""
+        if not first_sends:
+            first_sends.append(bulk_update(*args, **kwargs))  # type: ignore[arg-type]
+        return bulk_update(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "_bulk_update", sent_twice)
+    result = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50))
+    assert first_sends[0].written == 12
+    assert (result["fingerprint_skipped"], result["fingerprinted"], result["fingerprint_failures"]) == (0, 12, 0)
+    stored = es.get(index=index_name, id="b03")["_source"][schema.ROOT]
+    assert stored[schema.VERSION] == fp.version and stored[schema.INDEXED_AT]
+
+
 def test_a_dedupe_that_cannot_write_reports_its_failures_as_plain_data(
     es: Elasticsearch, index_name: str, fp: Fingerprinter
 ) -> None:
