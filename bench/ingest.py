@@ -16,19 +16,16 @@
   with ``NEARDUP_FINGERPRINT_IN_ES=true`` (one ``_simulate`` of the ``neardup`` pipeline per batch), and with
   ``NEARDUP_FLAG_IN_ES=true`` (each batch written through the ``neardup-flag`` pipeline, its assignments read back).
 
-Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second),
-with 2 client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no
-merge running. Every way first writes ``--warm-up`` documents untimed, all of them by default (a cold node's first
-run was the slowest by far, and the flag pipeline's rate kept rising over the first tens of thousands of documents
-a node wrote),
-then ``--rounds`` rounds of all the ways
-in turn; the median round is reported with the range. Then the refresh interval's trade: the flag pipeline over
+Every row writes into a fresh index with the neardup mapping (Elasticsearch's default refresh, every second), with 2
+client threads and batches of 500, and ends with a refresh (counted); each starts once the node has no merge
+running. Every way first writes ``--warm-up`` documents untimed, all of them by default (a cold node's first run was
+the slowest by far, and the node still compiles code after a short warm-up), then ``--rounds`` rounds of all the
+ways in turn; the median round is reported with the range. Then the refresh interval's trade: the flag pipeline over
 ``--refresh-docs`` documents (a longer run, where segments pile up as they do in a live index) and the service
-(processor fingerprinting, 2 workers) over the same documents as above, each into an index refreshing every 1 s
-and every 5 s (with the windows of documents written moments ago at 5 s and 10 s), with their clusters' P/R and,
-for the pipeline, the number of segments sampled every second. Then the fingerprinting rate in characters per
-second, one thread: the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's
-Daily texts.
+(processor fingerprinting, 2 workers) over the same documents as above, each into an index refreshing every 1 s and
+every 5 s (with the windows of documents written moments ago at 5 s and 10 s), with their clusters' P/R and, for the
+pipeline, the number of segments sampled every second. Then the fingerprinting rate in characters per second, one
+thread: the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
 
 Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3] [--warm-up N]``
 → bench/results/ingest.md
@@ -318,8 +315,7 @@ def main() -> None:
         install_pipeline(client)
         install_pipeline(client, flag=True)
         client.ingest.put_pipeline(id=EMPTY_PIPELINE, processors=[])
-        # not timed: every way once over the first documents, so no timed round meets a node still compiling the
-        # code that way runs (the flag pipeline's rate rises over the first tens of thousands of documents)
+        # not timed: every way once over the first documents, so no timed round meets a cold node
         for way in WAYS:
             way.run(client, url, docs[:warm_up], records[:warm_up])
         seconds: dict[str, list[float]] = {way.key: [] for way in WAYS}
@@ -357,11 +353,16 @@ def main() -> None:
         f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
         "client threads, a fresh index with the neardup mapping per row (Elasticsearch's default refresh, every "
         "second), refresh at the end counted. All rows in this one run: first every way once over "
-        f"{'all' if warm_up == len(docs) else f'the first {warm_up:,}'} documents (not timed, so no row meets a "
-        "node still compiling the code it runs: in an earlier run warmed by 2,000 documents a way, the flag "
-        f"pipeline's 3 rounds ranged from 1,980 to 2,554 documents/s), then {args.rounds} rounds of every way in "
-        "the order of the table; the median round is reported, its ratios, the range of the rounds, and the mean "
-        "number of segments the index had "
+        + (
+            "all the documents, not timed (the node still compiles code after a short warm-up: in an earlier run "
+            "warmed by 2,000 documents a way, at a CPU reference of 8.2 M loop steps/s, the flag pipeline's 3 rounds "
+            "ranged from 1,980 to 2,554 documents/s)"
+            if warm_up >= len(docs)
+            else f"the first {warm_up:,} documents, not timed (so no row meets a cold node; the node still compiles "
+            "code after it)"
+        )
+        + f", then {args.rounds} rounds of every way in the order of the table; the median round is reported, its "
+        "ratios, the range of the rounds, and the mean number of segments the index had "
         "(sampled every second). Notes read what the last round wrote.",
         "",
         "| how | seconds (median) | documents/s (median) | range of rounds | × plain bulk | × the service "

@@ -356,12 +356,16 @@ def _where_still_as_read(
 
 def _as_updated(src: dict[str, Any], fields: dict[str, Any], source: list[str] | bool) -> dict[str, Any]:
     """``src``, a source read through ``source`` (its paths, or True for all), as it reads once the partial
-    update of ``fields`` under the root has been applied to the document.
+    update of ``fields`` under the root has been applied to the document. The root's fields are replaced one by
+    one, as Elasticsearch merges a partial update: none of them holds an object, which it would merge deeper.
 
     >>> src = {"text": "t"}
     >>> after = _as_updated(src, {schema.INDEXED_AT: "x", schema.HEX: "h"}, ["text", schema.path(schema.INDEXED_AT)])
     >>> after == {"text": "t", schema.ROOT: {schema.INDEXED_AT: "x"}}, _as_updated(src, {schema.HEX: "h"}, ["text"])
     (True, {'text': 't'})
+    >>> whole = {"a": 1, schema.ROOT: {schema.CLUSTER: "c", schema.VERSION: "old"}}
+    >>> _as_updated(whole, {schema.VERSION: "new"}, True)[schema.ROOT] == {schema.CLUSTER: "c", schema.VERSION: "new"}
+    True
     """
     root = dict(src.get(schema.ROOT) or {})
     root.update({k: v for k, v in fields.items() if schema.path(k) in source} if isinstance(source, list) else fields)
@@ -381,13 +385,13 @@ def _write_page(
     update made of them: the update itself was applied (a bulk the client sent again after a timeout, whose
     first send had written), and sending it once more changes nothing."""
     done = _bulk_update(client, index, updates, retries)
-    written = {doc_id: fields for doc_id, fields, _ in updates}
+    sent = {doc_id: fields for doc_id, fields, _ in updates}
     now = _where_still_as_read(
         client,
         index,
         done.conflicted,
         source,
-        lambda i, src: src in (read[i], _as_updated(read[i], written[i], source)),
+        lambda i, src: src in (read[i], _as_updated(read[i], sent[i], source)),
     )
     again = [(doc_id, fields, now[doc_id]) for doc_id, fields, _ in updates if doc_id in now]
     return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
@@ -399,7 +403,7 @@ _NO_TEXT_LIMIT = 2**31 - 1
 #: becomes several requests
 _SIMULATE_CHARS = 1_000_000
 #: a ``_simulate`` request's timeout: this many seconds, plus one per :data:`_CHARS_PER_SECOND` characters it
-#: carries (a tenth of what the processor fingerprints per second on one core in bench/results/ingest.md)
+#: carries (about a tenth of what the processor fingerprints per second on one core in bench/results/ingest.md)
 _SIMULATE_SECONDS = 30.0
 _CHARS_PER_SECOND = 300_000
 
