@@ -354,6 +354,25 @@ def _where_still_as_read(
     return now
 
 
+def _sent_again_where_as_read(
+    client: Elasticsearch,
+    index: str,
+    done: _Written,
+    source: list[str] | bool,
+    as_read: Callable[[str, dict[str, Any]], bool],
+    fields_of: Callable[[str], dict[str, Any]],
+    retries: int,
+) -> _Written:
+    """``done`` with each conflicted update sent once more, onto the document's new copy, where its ``source``
+    fields still hold what the update was computed from (:func:`_where_still_as_read`); ``fields_of(id)`` gives
+    the update's fields again."""
+    if not done.conflicted:
+        return done
+    now = _where_still_as_read(client, index, done.conflicted, source, as_read)
+    again = [(doc_id, fields_of(doc_id), seen) for doc_id, seen in now.items()]
+    return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
+
+
 def _as_updated(src: dict[str, Any], fields: dict[str, Any], source: list[str] | bool) -> dict[str, Any]:
     """``src``, a source read through ``source`` (its paths, or True for all), as it reads once the partial
     update of ``fields`` under the root has been applied to the document. The root's fields are replaced one by
@@ -386,15 +405,15 @@ def _write_page(
     first send had written), and sending it once more changes nothing."""
     done = _bulk_update(client, index, updates, retries)
     sent = {doc_id: fields for doc_id, fields, _ in updates}
-    now = _where_still_as_read(
+    return _sent_again_where_as_read(
         client,
         index,
-        done.conflicted,
+        done,
         source,
         lambda i, src: src in (read[i], _as_updated(read[i], sent[i], source)),
+        sent.__getitem__,
+        retries,
     )
-    again = [(doc_id, fields, now[doc_id]) for doc_id, fields, _ in updates if doc_id in now]
-    return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
 
 
 #: the processor's text limit when dedupe fingerprints in Elasticsearch: none (Java's largest int), as here
@@ -602,11 +621,15 @@ def reconcile(
     if written.conflicted:  # sent once more where what the clustering read is unchanged
         conflicted = set(written.conflicted)
         rows = {doc_id: k for k, doc_id in enumerate(docs.ids) if doc_id in conflicted}
-        now = _where_still_as_read(
-            client, index, written.conflicted, CLUSTERED_FROM, lambda i, src: docs.still_as_read(rows[i], src)
+        written = _sent_again_where_as_read(
+            client,
+            index,
+            written,
+            CLUSTERED_FROM,
+            lambda i, src: docs.still_as_read(rows[i], src),
+            lambda i: updates.fields(rows[i]),
+            cfg.bulk_retries,
         )
-        again = [(doc_id, updates.fields(rows[doc_id]), seen) for doc_id, seen in now.items()]
-        written = written.sent_again(again, _bulk_update(client, index, again, cfg.bulk_retries))
     progress("write", written.written, len(updates))
     client.indices.refresh(index=index)
     return {
