@@ -410,7 +410,7 @@ def _write_page(
         index,
         done,
         source,
-        lambda i, src: src in (read[i], _as_updated(read[i], sent[i], source)),
+        lambda i, src: src == read[i] or src == _as_updated(read[i], sent[i], source),
         sent.__getitem__,
         retries,
     )
