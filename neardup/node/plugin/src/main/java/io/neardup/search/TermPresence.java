@@ -88,7 +88,10 @@ public final class TermPresence {
         Map<String, Field> fields = segments.remove(key);
         if (fields != null) {
             for (Field f : fields.values()) {
-                f.release();
+                Filter filter = f.filter;
+                if (filter != null) {
+                    usedBytes.addAndGet(-filter.bytes());
+                }
             }
         }
     }
@@ -100,12 +103,6 @@ public final class TermPresence {
         private final AtomicLong found = new AtomicLong();
         private final AtomicInteger state = new AtomicInteger(UNDECIDED);
         private volatile Filter filter;
-        /**
-         * bytes counted against the budget for this field's filter (built or being built), or {@link #RELEASED} once
-         * its segment has closed: a filter still being built then is neither counted nor kept
-         */
-        private final AtomicLong charged = new AtomicLong();
-        private static final long RELEASED = -1;
 
         /** The field's filter, or null while there is none (undecided, or seeks serve it better). */
         Filter filter(Terms terms) throws IOException {
@@ -141,63 +138,23 @@ public final class TermPresence {
                 return;
             }
             long bytes = Filter.bytesFor(count);
-            if (charge(bytes) == false) {
-                state.set(DECIDED); // over the budget, or the segment has closed: seeks
+            if (usedBytes.addAndGet(bytes) > budgetBytes) {
+                usedBytes.addAndGet(-bytes);
+                state.set(DECIDED); // over the budget: seeks
                 return;
             }
             boolean built = false;
             try {
-                Filter made = Filter.of(terms.iterator(), count);
-                // kept only if its segment is still open (one that closes just after this lives only as long as
-                // the searches holding this field: its bytes were given back when it closed)
-                if (charged.get() != RELEASED) {
-                    filter = made;
-                }
+                filter = Filter.of(terms.iterator(), count);
                 built = true;
             } finally {
                 if (built) {
                     state.set(DECIDED);
                 } else {
-                    uncharge(bytes);
+                    usedBytes.addAndGet(-bytes);
                     state.set(UNDECIDED); // a cancelled search: a later one builds it
                 }
             }
-        }
-
-        /** Counts {@code bytes} against the budget for this field; false, counting nothing, when over it or released. */
-        private boolean charge(long bytes) {
-            if (usedBytes.addAndGet(bytes) > budgetBytes) {
-                usedBytes.addAndGet(-bytes);
-                return false;
-            }
-            for (long c = charged.get(); ; c = charged.get()) {
-                if (c == RELEASED) {
-                    usedBytes.addAndGet(-bytes);
-                    return false;
-                }
-                if (charged.compareAndSet(c, c + bytes)) {
-                    return true;
-                }
-            }
-        }
-
-        /** Gives back {@code bytes} this field counted, unless its release gave them back already. */
-        private void uncharge(long bytes) {
-            for (long c = charged.get(); c != RELEASED; c = charged.get()) {
-                if (charged.compareAndSet(c, c - bytes)) {
-                    usedBytes.addAndGet(-bytes);
-                    return;
-                }
-            }
-        }
-
-        /** Its segment has closed: gives back what it counted, including a filter still being built, and charges no more. */
-        void release() {
-            long c = charged.getAndSet(RELEASED);
-            if (c > 0) {
-                usedBytes.addAndGet(-c);
-            }
-            filter = null;
         }
     }
 

@@ -20,7 +20,6 @@ import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FilterLeafReader;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReader;
@@ -154,73 +153,6 @@ class TermPresenceTest {
         @Override
         public CacheHelper getCoreCacheHelper() {
             return in.getCoreCacheHelper();
-        }
-
-        @Override
-        public CacheHelper getReaderCacheHelper() {
-            return in.getReaderCacheHelper();
-        }
-    }
-
-    @Test
-    void aSegmentThatClosesWhileItsFilterIsBuiltKeepsNoBytesCounted() throws IOException {
-        TermPresence presence = new TermPresence(0, 1.0, Long.MAX_VALUE);
-        try (Directory dir = segment(); DirectoryReader reader = DirectoryReader.open(dir)) {
-            ClosingMidBuild leaf = new ClosingMidBuild(reader.leaves().get(0).reader());
-            TermPresence.Filter filter = presence.field(leaf, "few").filter(leaf.terms("few"));
-            assertEquals(1, leaf.closes, "the segment did not close during the build");
-            assertEquals(0, presence.usedBytes());
-            assertEquals(0, presence.segments());
-            assertNull(filter, "a closed segment's filter was kept");
-        }
-    }
-
-    /**
-     * A segment whose core "closes" (its closed listeners run) when a terms enum of it is first made, as a merge or a
-     * refresh may close a segment while a search builds a filter of it.
-     */
-    private static final class ClosingMidBuild extends FilterLeafReader {
-        private final List<IndexReader.ClosedListener> listeners = new ArrayList<>();
-        private final IndexReader.CacheKey key;
-        int closes;
-
-        ClosingMidBuild(LeafReader in) {
-            super(in);
-            this.key = in.getCoreCacheHelper().getKey();
-        }
-
-        @Override
-        public Terms terms(String field) throws IOException {
-            Terms terms = super.terms(field);
-            return terms == null ? null : new FilterLeafReader.FilterTerms(terms) {
-                @Override
-                public TermsEnum iterator() throws IOException {
-                    TermsEnum iterator = super.iterator();
-                    if (listeners.isEmpty() == false) {
-                        closes++;
-                        for (IndexReader.ClosedListener listener : listeners) {
-                            listener.onClose(key);
-                        }
-                        listeners.clear();
-                    }
-                    return iterator;
-                }
-            };
-        }
-
-        @Override
-        public CacheHelper getCoreCacheHelper() {
-            return new CacheHelper() {
-                @Override
-                public IndexReader.CacheKey getKey() {
-                    return key;
-                }
-
-                @Override
-                public void addClosedListener(IndexReader.ClosedListener listener) {
-                    listeners.add(listener);
-                }
-            };
         }
 
         @Override
