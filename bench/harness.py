@@ -198,6 +198,15 @@ def serve(es_url: str, workers: int = 2, **settings: str) -> Iterator[Served]:
         server.wait(timeout=60)
 
 
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """The CPU seconds ``pids`` have used so far (user + system, all their threads)."""
+    total = 0.0
+    for pid in pids:
+        times = psutil.Process(pid).cpu_times()
+        total += times.user + times.system
+    return total
+
+
 @dataclass
 class PeakRss:
     """The largest resident set of any of ``pids``, sampled every 50 ms while the block runs."""

@@ -46,6 +46,7 @@ from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, read_corpu
 from bench.harness import (
     Served,
     bulk_load,
+    cpu_seconds,
     embedded_node,
     post_in_threads,
     segments_during,
@@ -195,14 +196,6 @@ def categorise(recording: Path) -> Counter[tuple[str, str]]:
         ]
         counts[(pool, next(part for p, part, holds in PARTS if p == pool and holds(frames)))] += 1
     return counts
-
-
-def cpu_seconds(pids: Sequence[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        times = psutil.Process(pid).cpu_times()
-        total += times.user + times.system
-    return total
 
 
 def profiled(client: Elasticsearch, node_pid: int, served: Served, docs: Sequence[Doc], name: str, tmp: Path) -> Phase:

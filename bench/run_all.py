@@ -31,7 +31,7 @@ BENCHES: dict[str, str] = {
     "largest_request.md": "bench.largest_request",
     "ingest.md": "bench.ingest --docs 20000 --refresh-docs 100000 --rounds 3",
     "scale.md": "bench.scale --docs 1000000 --ingest 50000 --flag-in-es",
-    "min_shared.md": "bench.min_shared --docs 1000000 --ingest 50000 --rounds 5 --round-docs 5000",
+    "min_shared.md": "bench.min_shared --docs 1000000 --ingest 50000 --rounds 4 --round-docs 6000",
     "ingest_profile.md": "bench.ingest_profile",
     "merge_policy.md": "bench.merge_policy --preload 0 --ingest 20000 --rounds 3 --corpus 100000",
     "merge_policy_1m.md": (

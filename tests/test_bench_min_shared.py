@@ -21,5 +21,11 @@ def test_a_wrong_original_is_flagged_but_not_right() -> None:
     assert min_shared.found_duplicates(docs, 2, [{"duplicate_of": "a"}]) == (1, 1, 1)
 
 
+def test_a_document_written_before_an_earlier_one_of_its_group_is_not_one_that_should_be_flagged() -> None:
+    # the other client thread wrote b first, so a was flagged as b's duplicate: counted as flagged, not as found
+    docs = [Doc("x", "", "h"), Doc("a", "", "g"), Doc("b", "", "g")]
+    assert min_shared.found_duplicates(docs, 1, [{"duplicate_of": "b"}, {"duplicate_of": None}]) == (1, 1, 0)
+
+
 def test_the_doctests_of_min_shared() -> None:
     assert doctest.testmod(min_shared).failed == 0
