@@ -3,12 +3,12 @@
 A lookup with one shared (seed, block) token enough meets about N · 64 / 65,536 documents that share a token by
 chance, and each costs the node a postings read and a second check, so flagging slows as the index grows. With two
 shared tokens almost none of those reaches the second check (their postings are still read and counted), and the
-near-duplicates that share only one token are missed. This bench measures both sides
-with two real ``neardup serve`` (2 workers each, writing through the cluster's flag pipeline), one per setting, on one
-embedded node:
+near-duplicates that share only one token are missed. This bench measures both sides with two real ``neardup serve``
+(2 workers each, writing through the cluster's flag pipeline), one per setting, on one embedded node:
 
-- into an empty index: the same documents through each service, in the order 1, 2, 2, 1 (the node keeps compiling
-  code for a while, so neither setting always comes first); documents/s, the node's CPU per document, and the pairwise
+- into an empty index (a new one for each run, so that no run meets the documents the one before wrote moments
+  earlier): the same documents through each service, in the order 1, 2, 2, 1 (the node keeps compiling code for a
+  while, so neither setting always comes first); documents/s, the node's CPU per document, and the pairwise
   precision and recall of the clusters against the generator's groups;
 - into an index already holding ``--docs`` − ``--ingest`` documents (bulk-loaded with their fingerprints, each its
   own cluster): ``--rounds`` rounds of ``--round-docs`` further documents through each service, alternating which goes
@@ -115,15 +115,15 @@ def _early(
     """Each setting's documents into an empty index, in the order 1, 2, 2, 1; its tally and (precision, recall)."""
     out: dict[int, tuple[Tally, list[tuple[float, float]]]] = {m: (Tally(), []) for m in services}
     truth = [d.group for d in docs]
-    for m in (*CHOICES, *reversed(CHOICES)):
-        client.indices.delete(index=INDEX, ignore_unavailable=True)
-        setup_index(client, INDEX)
-        seconds, cpu, mean, items = _timed(client, pid, services[m], INDEX, docs)
+    for k, m in enumerate((*CHOICES, *reversed(CHOICES))):
+        index = f"{INDEX}-early-{k}"
+        setup_index(client, index)
+        seconds, cpu, mean, items = _timed(client, pid, services[m], index, docs)
         scores = pairwise_scores(truth, [i["cluster"] for i in items])
         out[m][0].add(seconds, cpu, len(docs), mean)
         out[m][1].append((scores.precision, scores.recall))
         print(f"early, min_shared {m}: {len(docs) / seconds:,.0f} documents/s", flush=True)
-    client.indices.delete(index=INDEX)
+        client.indices.delete(index=index)
     return out
 
 
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--docs", type=_count(1), default=1_000_000, help="corpus size; the late index holds all but --ingest"
     )
-    parser.add_argument("--ingest", type=_count(1), default=50_000, help="documents into the empty index, per way")
+    parser.add_argument("--ingest", type=_count(1), default=50_000, help="documents into the empty index, per run")
     parser.add_argument("--rounds", type=_count(1), default=4)
     parser.add_argument("--round-docs", type=_count(1), default=6_000, help="documents per setting and round, late")
     parser.add_argument(
