@@ -37,6 +37,7 @@ from pathlib import Path
 
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
+from neardup.evaluation.sets import news_set
 from neardup.evaluation.variants import make_variant
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
@@ -159,6 +160,23 @@ def read_corpus(path: Path, limit: int | None = None) -> list[Doc]:
             obj = json.loads(line)
             docs.append(Doc(obj["id"], obj["text"], obj["group"]))
     return docs
+
+
+#: the People's Daily reprint set (:func:`news_corpus`): which draw, and how many articles get reprints
+NEWS_SEED = 1
+NEWS_GROUPS = 1500
+
+
+def news_corpus(seed: int = NEWS_SEED, groups: int = NEWS_GROUPS) -> list[Doc]:
+    """Real news at full length, the kind of documents a news site writes: every People's Daily (January 1998)
+    article once, ``groups`` of them with 2–4 reprint variants each (:func:`neardup.evaluation.sets.news_set`:
+    edited copies, some in a site's boilerplate; so are half of the other articles), titles left out. Unlike
+    :func:`generate`, the articles are whole, about twice as long as its documents, and there are only a few
+    thousand of them."""
+    articles = load_peoples_daily()
+    if not 0 < groups < len(articles):
+        raise ValueError(f"groups must be between 1 and {len(articles) - 1} (the articles there are), not {groups}")
+    return [Doc(d.id, d.text, d.group) for d in news_set(articles, seed, groups=groups, singles=len(articles) - groups)]
 
 
 def corpus_records(docs: Sequence[Doc]) -> list[Record]:

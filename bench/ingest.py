@@ -27,8 +27,14 @@ every 5 s (with the windows of documents written moments ago at 5 s and 10 s), w
 pipeline, the number of segments sampled every second. Then the fingerprinting rate in characters per second, one
 thread: the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
 
+``--corpus news`` writes the People's Daily reprint set instead (:func:`bench.corpus.news_corpus`: whole articles,
+about twice as long as the bench corpus's documents) to ``ingest_news.md``: ratios to plain bulk depend on document
+length, since plain bulk's work and fingerprinting grow with it while indexing the neardup fields and the candidate
+search cost the same per document.
+
 Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3] [--warm-up N]``
-→ bench/results/ingest.md
+→ bench/results/ingest.md; ``python -m bench.ingest --corpus news --refresh-docs 0 --rounds 5``
+→ bench/results/ingest_news.md
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from typing import Any
 import jieba
 from elasticsearch import Elasticsearch, helpers
 
-from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
+from bench.corpus import GENERATOR, NEWS_GROUPS, NEWS_SEED, Doc, corpus_path, news_corpus, read_corpus
 from bench.harness import Served, elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.config import Settings
@@ -59,7 +65,9 @@ from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.mappings.schema import CLUSTER, ROOT, path, record_fields
 from neardup.node.plugin_build import build_plugin
 
-OUT = Path(__file__).parent / "results" / "ingest.md"
+RESULTS = Path(__file__).parent / "results"
+#: results file by corpus
+OUT = {"bench": RESULTS / "ingest.md", "news": RESULTS / "ingest_news.md"}
 BATCH = 500
 THREADS = 2
 #: a pipeline without processors: Elasticsearch's ingest framework alone
@@ -297,7 +305,10 @@ def _notes(client: Elasticsearch, docs: Sequence[Doc], rss: dict[str, int]) -> d
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--docs", type=int, default=20_000)
+    parser.add_argument(
+        "--corpus", choices=sorted(OUT), default="bench", help="the bench corpus, or the People's Daily reprint set"
+    )
+    parser.add_argument("--docs", type=int, default=None, help="documents of the bench corpus (default 20,000)")
     parser.add_argument("--port", type=int, default=9357)
     parser.add_argument("--refresh-docs", type=int, default=100_000, help="0: no refresh comparison")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of every way; the median is reported")
@@ -305,9 +316,27 @@ def main() -> None:
         "--warm-up", type=int, default=None, help="documents each way writes first, not timed (default: all of them)"
     )
     args = parser.parse_args()
-    docs = read_corpus(corpus_path(args.docs), args.docs)
+    if args.corpus == "news":
+        if args.docs is not None:
+            parser.error("--docs sizes the bench corpus; the news set is every People's Daily article and its reprints")
+        docs = news_corpus()
+        chars = sum(len(d.text) for d in docs)
+        corpus = (
+            f"{len(docs):,} documents of the People's Daily reprint set (`bench.corpus.news_corpus`, draw {NEWS_SEED}: "
+            f"all {len({d.group for d in docs}):,} articles of January 1998, {NEWS_GROUPS:,} of them with 2–4 reprint "
+            f"variants each; {chars / len(docs):.0f} characters on average)"
+        )
+        command = f"python -m bench.ingest --corpus news --refresh-docs {args.refresh_docs} --rounds {args.rounds}"
+    else:
+        size = 20_000 if args.docs is None else args.docs
+        docs = read_corpus(corpus_path(size), size)
+        chars = sum(len(d.text) for d in docs)
+        corpus = (
+            f"{len(docs):,} documents of the bench corpus (generator {GENERATOR}, {chars / len(docs):.0f} characters "
+            "on average)"
+        )
+        command = f"python -m bench.ingest --docs {size} --refresh-docs {args.refresh_docs} --rounds {args.rounds}"
     warm_up = len(docs) if args.warm_up is None else args.warm_up
-    chars = sum(len(d.text) for d in docs)
     records = Fingerprinter.default().fingerprint_many([(d.text, None) for d in docs])
 
     with elasticsearch(args.port, "2g") as (url, label):
@@ -347,12 +376,10 @@ def main() -> None:
         "# Ingest: plain bulk, the Java processor, the Python service",
         "",
         f"Machine: {describe()}; Elasticsearch: {label}.",
-        f"Command: `python -m bench.ingest --docs {args.docs} --refresh-docs {args.refresh_docs} "
-        f"--rounds {args.rounds}{'' if args.warm_up is None else f' --warm-up {warm_up}'}`. "
-        f"{len(docs):,} documents of the bench corpus "
-        f"(generator {GENERATOR}, {chars / len(docs):.0f} characters on average), batches of {BATCH}, {THREADS} "
-        "client threads, a fresh index with the neardup mapping per row (Elasticsearch's default refresh, every "
-        "second), refresh at the end counted. All rows in this one run: first every way once over "
+        f"Command: `{command}{'' if args.warm_up is None else f' --warm-up {warm_up}'}`. "
+        f"{corpus}, batches of {BATCH}, {THREADS} client threads, a fresh index with the neardup mapping per row "
+        "(Elasticsearch's default refresh, every second), refresh at the end counted. All rows in this one run: "
+        "first every way once over "
         + (
             "all the documents, not timed (the node still compiles code after a short warm-up: in an earlier run "
             "warmed by 2,000 documents a way, at a CPU reference of 8.2 M loop steps/s, the flag pipeline's 3 rounds "
@@ -408,7 +435,7 @@ def main() -> None:
         f"| Java jieba port, cut alone | {java['cut']:,.0f} | {java['cut'] / lcut:.2f} |",
         f"| Java pipeline, all fingerprint fields | {java['fields']:,.0f} | {java['fields'] / lcut:.2f} |",
     ]
-    write_results(OUT, lines)
+    write_results(OUT[args.corpus], lines)
 
 
 if __name__ == "__main__":
