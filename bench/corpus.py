@@ -19,6 +19,9 @@ carriers of one recurring paragraph, are near-duplicates by their text while the
 The corpus is written to JSONL once (``$NEARDUP_HOME/bench/``, named by size, seed and generator) and read
 back by every bench.
 
+Beside it, :func:`news_corpus` gives the whole articles themselves with reprints of them: a few thousand real
+news documents, for benches whose figures depend on what a document is like (``bench.ingest --corpus news``).
+
 Run: ``python -m bench.corpus --docs 1000000`` (prints the path)
 """
 
@@ -103,8 +106,8 @@ def _bigrams(text: str) -> set[str]:
 
 def variant(paras: list[str], rng: random.Random) -> list[str]:
     """A reprint-style variant of an original that keeps at least half of its text (its character
-    bigrams). The transforms can leave none of it: source lines added, then a poem's one paragraph dropped
-    leaves the source lines alone, which copy no original; such a draw is made again."""
+    bigrams), a stricter bound than :func:`~neardup.evaluation.variants.make_variant`'s own: a draw that keeps
+    less is made again."""
     original = _bigrams("\n".join(paras))
     for _ in range(100):
         out, _names = make_variant(paras, rng)
@@ -168,14 +171,14 @@ NEWS_GROUPS = 1500
 
 
 def news_corpus(seed: int = NEWS_SEED, groups: int = NEWS_GROUPS) -> list[Doc]:
-    """Real news at full length, the kind of documents a news site writes: every People's Daily (January 1998)
-    article once, ``groups`` of them with 2–4 reprint variants each (:func:`neardup.evaluation.sets.news_set`:
-    edited copies, some in a site's boilerplate; so are half of the other articles), titles left out. Unlike
-    :func:`generate`, the articles are whole, about twice as long as its documents, and there are only a few
-    thousand of them."""
+    """Real news at full length: the People's Daily (January 1998) articles of 300 to 6,000 characters
+    (:func:`~neardup.evaluation.corpus.load_peoples_daily`), each once, ``groups`` of them with 2–4 reprint variants
+    (:func:`neardup.evaluation.sets.news_set`: edited copies, a third in a site's boilerplate); half of the other
+    articles wear boilerplate too. Titles are left out. Unlike :func:`generate`'s, these documents are whole articles,
+    and there are only a few thousand of them."""
     articles = load_peoples_daily()
-    if not 0 < groups < len(articles):
-        raise ValueError(f"groups must be between 1 and {len(articles) - 1} (the articles there are), not {groups}")
+    if not 0 < groups <= len(articles):
+        raise ValueError(f"groups must be between 1 and {len(articles)}, the number of articles, not {groups}")
     return [Doc(d.id, d.text, d.group) for d in news_set(articles, seed, groups=groups, singles=len(articles) - groups)]
 
 

@@ -27,14 +27,13 @@ every 5 s (with the windows of documents written moments ago at 5 s and 10 s), w
 pipeline, the number of segments sampled every second. Then the fingerprinting rate in characters per second, one
 thread: the Java pipeline and its jieba port against ``jieba.lcut`` in Python, over the same People's Daily texts.
 
-``--corpus news`` writes the People's Daily reprint set instead (:func:`bench.corpus.news_corpus`: whole articles,
-about twice as long as the bench corpus's documents) to ``ingest_news.md``: ratios to plain bulk depend on document
-length, since plain bulk's work and fingerprinting grow with it while indexing the neardup fields and the candidate
-search cost the same per document.
+``--corpus news`` writes the nine ways over the People's Daily reprint set instead (:func:`bench.corpus.news_corpus`:
+whole articles, about twice as long as the bench corpus's documents, most of them in a group of reprints) to
+``ingest_news.md``, without the refresh interval's run (the set is too small for it) or the fingerprinting rate
+(the same texts whatever the corpus).
 
 Run: ``python -m bench.ingest [--docs 20000] [--refresh-docs 100000] [--rounds 3] [--warm-up N]``
-→ bench/results/ingest.md; ``python -m bench.ingest --corpus news --refresh-docs 0 --rounds 5``
-→ bench/results/ingest_news.md
+→ bench/results/ingest.md; ``python -m bench.ingest --corpus news --rounds 5`` → bench/results/ingest_news.md
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ import json
 import statistics
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +53,7 @@ from typing import Any
 import jieba
 from elasticsearch import Elasticsearch, helpers
 
-from bench.corpus import GENERATOR, NEWS_GROUPS, NEWS_SEED, Doc, corpus_path, news_corpus, read_corpus
+from bench.corpus import GENERATOR, NEWS_SEED, Doc, corpus_path, news_corpus, read_corpus
 from bench.harness import Served, elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
 from bench.machine import describe, write_results
 from neardup.config import Settings
@@ -68,6 +68,9 @@ from neardup.node.plugin_build import build_plugin
 RESULTS = Path(__file__).parent / "results"
 #: results file by corpus
 OUT = {"bench": RESULTS / "ingest.md", "news": RESULTS / "ingest_news.md"}
+#: the bench corpus's defaults: documents written each way, and documents of the refresh interval's run
+DOCS = 20_000
+REFRESH_DOCS = 100_000
 BATCH = 500
 THREADS = 2
 #: a pipeline without processors: Elasticsearch's ingest framework alone
@@ -303,39 +306,78 @@ def _notes(client: Elasticsearch, docs: Sequence[Doc], rss: dict[str, int]) -> d
     return notes
 
 
+def _news(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[list[Doc], str, str, int]:
+    """(documents, what they are, the command, documents of the refresh interval's run) of ``--corpus news``: its
+    size is the set's, and it has too few documents for the refresh interval's run."""
+    if args.docs is not None or args.refresh_docs:
+        parser.error("--docs and --refresh-docs size the bench corpus; the news set is the articles and their reprints")
+    docs = news_corpus()
+    sizes = Counter(d.group for d in docs).values()
+    variants = [n - 1 for n in sizes if n > 1]
+    chars = sum(len(d.text) for d in docs)
+    what = (
+        f"{len(docs):,} documents of the People's Daily reprint set (`bench.corpus.news_corpus`, draw {NEWS_SEED}: "
+        f"{len(sizes):,} articles of January 1998, {len(variants):,} of them with {min(variants)}–{max(variants)} "
+        f"reprint variants each, half of the others in a site's boilerplate; {chars / len(docs):.0f} characters on "
+        "average)"
+    )
+    return docs, what, f"python -m bench.ingest --corpus news --rounds {args.rounds}", 0
+
+
+def _bench(args: argparse.Namespace) -> tuple[list[Doc], str, str, int]:
+    """(documents, what they are, the command, documents of the refresh interval's run) of ``--corpus bench``, the
+    default."""
+    size = DOCS if args.docs is None else args.docs
+    refresh = REFRESH_DOCS if args.refresh_docs is None else args.refresh_docs
+    docs = read_corpus(corpus_path(size), size)
+    chars = sum(len(d.text) for d in docs)
+    what = (
+        f"{len(docs):,} documents of the bench corpus (generator {GENERATOR}, {chars / len(docs):.0f} characters "
+        "on average)"
+    )
+    return docs, what, f"python -m bench.ingest --docs {size} --refresh-docs {refresh} --rounds {args.rounds}", refresh
+
+
+def _fingerprint_rates() -> list[str]:
+    """The fingerprinting rate section: characters per second, one thread, over the People's Daily articles."""
+    texts = [a.text for a in load_peoples_daily()]
+    text_chars = sum(len(t) for t in texts)
+    lcut = text_chars / _median(lambda: [jieba.lcut(t) for t in texts])
+    fp = Fingerprinter.default()
+    python_fp = text_chars / _median(lambda: fp.fingerprint_many([(t, None) for t in texts]))
+    java = _java_rates(texts)
+    return [
+        "",
+        f"## Fingerprinting rate, one thread, {len(texts):,} People's Daily articles ({text_chars:,} characters)",
+        "",
+        "Median of 3 passes after a warm-up pass.",
+        "",
+        "| what | characters/s | × `jieba.lcut` |",
+        "|---|---|---|",
+        f"| `jieba.lcut` (Python) | {lcut:,.0f} | 1.00 |",
+        f"| neardup `fingerprint_many` (Python) | {python_fp:,.0f} | {python_fp / lcut:.2f} |",
+        f"| Java jieba port, cut alone | {java['cut']:,.0f} | {java['cut'] / lcut:.2f} |",
+        f"| Java pipeline, all fingerprint fields | {java['fields']:,.0f} | {java['fields'] / lcut:.2f} |",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--corpus", choices=sorted(OUT), default="bench", help="the bench corpus, or the People's Daily reprint set"
     )
-    parser.add_argument("--docs", type=int, default=None, help="documents of the bench corpus (default 20,000)")
+    parser.add_argument("--docs", type=int, default=None, help=f"documents of the bench corpus (default {DOCS:,})")
     parser.add_argument("--port", type=int, default=9357)
-    parser.add_argument("--refresh-docs", type=int, default=100_000, help="0: no refresh comparison")
+    parser.add_argument(
+        "--refresh-docs", type=int, default=None, help=f"0: no refresh comparison (default {REFRESH_DOCS:,})"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of every way; the median is reported")
     parser.add_argument(
         "--warm-up", type=int, default=None, help="documents each way writes first, not timed (default: all of them)"
     )
     args = parser.parse_args()
-    if args.corpus == "news":
-        if args.docs is not None:
-            parser.error("--docs sizes the bench corpus; the news set is every People's Daily article and its reprints")
-        docs = news_corpus()
-        chars = sum(len(d.text) for d in docs)
-        corpus = (
-            f"{len(docs):,} documents of the People's Daily reprint set (`bench.corpus.news_corpus`, draw {NEWS_SEED}: "
-            f"all {len({d.group for d in docs}):,} articles of January 1998, {NEWS_GROUPS:,} of them with 2–4 reprint "
-            f"variants each; {chars / len(docs):.0f} characters on average)"
-        )
-        command = f"python -m bench.ingest --corpus news --refresh-docs {args.refresh_docs} --rounds {args.rounds}"
-    else:
-        size = 20_000 if args.docs is None else args.docs
-        docs = read_corpus(corpus_path(size), size)
-        chars = sum(len(d.text) for d in docs)
-        corpus = (
-            f"{len(docs):,} documents of the bench corpus (generator {GENERATOR}, {chars / len(docs):.0f} characters "
-            "on average)"
-        )
-        command = f"python -m bench.ingest --docs {size} --refresh-docs {args.refresh_docs} --rounds {args.rounds}"
+    news = args.corpus == "news"
+    docs, corpus, command, refresh_size = _news(args, parser) if news else _bench(args)
     warm_up = len(docs) if args.warm_up is None else args.warm_up
     records = Fingerprinter.default().fingerprint_many([(d.text, None) for d in docs])
 
@@ -362,15 +404,8 @@ def main() -> None:
         notes = _notes(client, docs, rss)
         for way in WAYS:
             client.indices.delete(index=way.index, ignore_unavailable=True)
-        refresh_docs = read_corpus(corpus_path(args.refresh_docs), args.refresh_docs) if args.refresh_docs else []
+        refresh_docs = read_corpus(corpus_path(refresh_size), refresh_size) if refresh_size else []
         refresh_rows = _refresh_rows(client, url, refresh_docs, docs) if refresh_docs else []
-
-    texts = [a.text for a in load_peoples_daily()]
-    text_chars = sum(len(t) for t in texts)
-    lcut = text_chars / _median(lambda: [jieba.lcut(t) for t in texts])
-    fp = Fingerprinter.default()
-    python_fp = text_chars / _median(lambda: fp.fingerprint_many([(t, None) for t in texts]))
-    java = _java_rates(texts)
 
     lines = [
         "# Ingest: plain bulk, the Java processor, the Python service",
@@ -381,9 +416,13 @@ def main() -> None:
         "(Elasticsearch's default refresh, every second), refresh at the end counted. All rows in this one run: "
         "first every way once over "
         + (
-            "all the documents, not timed (the node still compiles code after a short warm-up: in an earlier run "
-            "warmed by 2,000 documents a way, at a CPU reference of 8.2 M loop steps/s, the flag pipeline's 3 rounds "
-            "ranged from 1,980 to 2,554 documents/s)"
+            "all the documents, not timed (the node still compiles code after a short warm-up"
+            + (
+                ")"
+                if news
+                else ": in an earlier run of the bench corpus warmed by 2,000 documents a way, at a CPU reference of "
+                "8.2 M loop steps/s, the flag pipeline's 3 rounds ranged from 1,980 to 2,554 documents/s)"
+            )
             if warm_up >= len(docs)
             else f"the first {warm_up:,} documents, not timed (so no row meets a cold node; the node still compiles "
             "code after it)"
@@ -422,19 +461,8 @@ def main() -> None:
             "|---|---|---|---|---|---|",
             *refresh_rows,
         ]
-    lines += [
-        "",
-        f"## Fingerprinting rate, one thread, {len(texts):,} People's Daily articles ({text_chars:,} characters)",
-        "",
-        "Median of 3 passes after a warm-up pass.",
-        "",
-        "| what | characters/s | × `jieba.lcut` |",
-        "|---|---|---|",
-        f"| `jieba.lcut` (Python) | {lcut:,.0f} | 1.00 |",
-        f"| neardup `fingerprint_many` (Python) | {python_fp:,.0f} | {python_fp / lcut:.2f} |",
-        f"| Java jieba port, cut alone | {java['cut']:,.0f} | {java['cut'] / lcut:.2f} |",
-        f"| Java pipeline, all fingerprint fields | {java['fields']:,.0f} | {java['fields'] / lcut:.2f} |",
-    ]
+    if not news:  # the same articles whatever the corpus: once, in ingest.md
+        lines += _fingerprint_rates()
     write_results(OUT[args.corpus], lines)
 
 
