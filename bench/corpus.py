@@ -41,7 +41,7 @@ from pathlib import Path
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
 from neardup.evaluation.sets import news_set
-from neardup.evaluation.variants import make_variant
+from neardup.evaluation.variants import kept, make_variant
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
 
@@ -100,18 +100,13 @@ def _original(rng: random.Random, sentences: list[str], lines: list[str], recurr
     return paras
 
 
-def _bigrams(text: str) -> set[str]:
-    return {text[k : k + 2] for k in range(len(text) - 1)}
-
-
 def variant(paras: list[str], rng: random.Random) -> list[str]:
     """A reprint-style variant of an original that keeps at least half of its text (its character
     bigrams), a stricter bound than :func:`~neardup.evaluation.variants.make_variant`'s own: a draw that keeps
     less is made again."""
-    original = _bigrams("\n".join(paras))
     for _ in range(100):
         out, _names = make_variant(paras, rng)
-        if 2 * len(_bigrams("\n".join(out)) & original) >= len(original):
+        if kept(paras, out) >= 0.5:
             return out
     raise RuntimeError(f"no variant keeps half of {paras!r}")
 

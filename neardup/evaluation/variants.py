@@ -9,7 +9,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["BOILERPLATES", "TRANSFORMS", "make_variant", "wrap_boilerplate"]
+__all__ = ["BOILERPLATES", "KEPT", "TRANSFORMS", "kept", "make_variant", "wrap_boilerplate"]
 
 Paragraphs = list[str]
 
@@ -124,6 +124,17 @@ def _bigrams(text: str) -> set[str]:
     return {text[k : k + 2] for k in range(len(text) - 1)}
 
 
+def kept(article: Sequence[str], variant: Sequence[str]) -> float:
+    """The share of the article's character bigrams (over its paragraphs, joined by newlines) the variant holds; 1
+    for an article without any.
+
+    >>> kept(["国务院召开会议"], ["来源：新华网", "国务院召开会议", "责任编辑：王磊"]), kept(["国务院"], ["来源"])
+    (1.0, 0.0)
+    """
+    original = _bigrams("\n".join(article))
+    return len(_bigrams("\n".join(variant)) & original) / len(original) if original else 1.0
+
+
 def make_variant(paragraphs: Sequence[str], rng: random.Random) -> tuple[Paragraphs, list[str]]:
     """Apply 1–3 distinct transforms; return the new paragraphs and the transforms' names.
 
@@ -137,13 +148,12 @@ def make_variant(paragraphs: Sequence[str], rng: random.Random) -> tuple[Paragra
     >>> all(any("国务院" in line or "常务会议" in line for line in make_variant(one, rng)[0]) for _ in range(300))
     True
     """
-    original = _bigrams("\n".join(paragraphs))
     for _ in range(ATTEMPTS):
         names = rng.sample(sorted(TRANSFORMS), rng.randint(1, 3))
         out = list(paragraphs)
         for name in names:
             out = TRANSFORMS[name](out, rng)
-        if len(_bigrams("\n".join(out)) & original) >= KEPT * len(original):
+        if kept(paragraphs, out) >= KEPT:
             return out, names
     raise ValueError(f"no variant of {list(paragraphs)!r} keeps {KEPT:.0%} of its text in {ATTEMPTS} draws")
 
