@@ -116,7 +116,7 @@ def petition_rows(
                 row(
                     f"{gid}-{v + 1}",
                     gid,
-                    edited or paras,
+                    edited,
                     category,
                     district if rng.random() < 0.9 else None,
                     rng.randrange(300),
