@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +40,7 @@ QUERIES = 1_000
 INDEX = "bench-lookup-real"
 
 
-def _texts() -> tuple[list[str], list[str], int]:
+def texts() -> tuple[list[str], list[str], int]:
     home = Settings.from_env().home
     first, second = load_tang_editions(home / "npm")
     paragraphs = [p for a in load_peoples_daily() for p in a.paragraphs if len(p) >= 40]
@@ -61,12 +61,18 @@ def _load(client: Elasticsearch, records: list[Record]) -> None:
     client.options(request_timeout=600).indices.forcemerge(index=INDEX, max_num_segments=1)
 
 
-def main() -> None:
-    indexed, spare, n_paragraphs = _texts()
+def draw(indexed: Sequence[str], spare: Sequence[str]) -> tuple[list[int], list[str], list[str]]:
+    """The queries: (the indexed documents varied, their variants, the unindexed texts), the same every run."""
     rng = random.Random(7)
     sources = rng.sample(range(len(indexed)), QUERIES // 2)
     variants = ["\n".join(make_variant([indexed[s]], rng)[0]) for s in sources]
-    others = rng.sample(spare, QUERIES - len(sources))
+    others = rng.sample(list(spare), QUERIES - len(sources))
+    return sources, variants, others
+
+
+def main() -> None:
+    indexed, spare, n_paragraphs = texts()
+    sources, variants, others = draw(indexed, spare)
     t0 = time.perf_counter()
     with FingerprintPool(2) as pool:
         records = pool.fingerprint([(t, None) for t in indexed])

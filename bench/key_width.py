@@ -1,0 +1,221 @@
+"""Longer block keys against chance matches: what each keying of the 16 fingerprints would still find.
+
+A lookup reads the postings of its 64 (seed, 16-bit block) tokens, and in an index of N documents about
+N · 64 / 65,536 of them are chance matches, each a postings entry to read and a candidate to check: that is why
+flagging slows as the index grows (``late_peers.md``). Longer keys meet almost no chance matches, but a pair of
+near-duplicates must then agree on more bits of one fingerprint to meet at all. This bench counts, for pairs known
+to be near-duplicates that the second check accepts (``verify``), how many each keying would still bring together,
+with the keys it indexes per document and the chance matches it would meet per lookup at 1,000,000 documents
+(the expectation for uniform fingerprints: keys × N / 2^bits):
+
+- 16-bit blocks, one shared token (shipped);
+- 16-bit blocks, two shared tokens anywhere (``NEARDUP_MIN_SHARED=2``: it reads the same postings, and checks only
+  the documents holding two);
+- pairs of 16-bit blocks of one fingerprint (32-bit keys, 6 per seed);
+- pairs of five 13/12-bit blocks (26-bit keys, 10 per seed: two of five blocks are equal whenever the fingerprints
+  are within 3 bits);
+- triples of six 11/10-bit blocks (33-bit keys, 20 per seed: three of six equal within 3 bits);
+- a 16-bit block with one 12-bit quarter of the other 48 bits (28-bit keys, 16 per seed; the two-level tables of
+  Manku et al., exact within 3 bits).
+
+Pairs: ``lookup_latency_real.md``'s 500 reprint-style variants of real texts with their sources (the same draw), and
+the bench corpus's last 50,000 documents with the earlier members of their generator group (a document counts as
+found when one accepted earlier member shares a key).
+
+    python -m bench.key_width
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.corpus import GENERATOR, corpus_path, corpus_records, read_corpus
+from bench.lookup_real import draw, texts
+from bench.machine import describe, write_results
+from neardup.ingest.bits import hamming, to_unsigned
+from neardup.ingest.fingerprint import Record
+from neardup.ingest.pool import FingerprintPool
+from neardup.ingest.verify import VerifyConfig, verify
+
+OUT = Path(__file__).parent / "results" / "key_width.md"
+#: documents of the bench corpus; its last LATE are paired with the earlier members of their groups
+CORPUS = 1_000_000
+LATE = 50_000
+#: the index size the chance matches are given for
+AT = 1_000_000
+
+
+def split(value: int, widths: Sequence[int]) -> list[int]:
+    """A 64-bit fingerprint cut into blocks of ``widths`` bits, most significant first.
+
+    >>> [hex(b) for b in split(0x0123456789ABCDEF, (16, 16, 16, 16))]
+    ['0x123', '0x4567', '0x89ab', '0xcdef']
+    >>> split(-1, (13, 13, 13, 13, 12)) == [8191] * 4 + [4095]
+    True
+    """
+    v = to_unsigned(value)
+    out, shift = [], 64
+    for w in widths:
+        shift -= w
+        out.append(v >> shift & (1 << w) - 1)
+    return out
+
+
+def equal_blocks(a: int, b: int, widths: Sequence[int]) -> int:
+    """How many of the blocks of ``widths`` bits two fingerprints hold equal.
+
+    >>> equal_blocks(0x0123456789ABCDEF, 0x0123456789ABCDEE, (16, 16, 16, 16))
+    3
+    """
+    return sum(x == y for x, y in zip(split(a, widths), split(b, widths), strict=True))
+
+
+def _block_and_quarter(a: int, b: int) -> bool:
+    """A 16-bit block equal, and one of the four 12-bit quarters of the other 48 bits.
+
+    >>> _block_and_quarter(0x0123456789ABCDEF, 0x0123456789ABC000)
+    True
+    >>> _block_and_quarter(0x0123456789ABCDEF, 0x0123F00F00F00F00)
+    False
+    """
+    for i, (x, y) in enumerate(zip(split(a, (16,) * 4), split(b, (16,) * 4), strict=True)):
+        if x != y:
+            continue
+        rest_a = [z for k, z in enumerate(split(a, (16,) * 4)) if k != i]
+        rest_b = [z for k, z in enumerate(split(b, (16,) * 4)) if k != i]
+        ra = rest_a[0] << 32 | rest_a[1] << 16 | rest_a[2]
+        rb = rest_b[0] << 32 | rest_b[1] << 16 | rest_b[2]
+        if any(ra >> s & 0xFFF == rb >> s & 0xFFF for s in (0, 12, 24, 36)):
+            return True
+    return False
+
+
+Seeds = Sequence[int]
+
+
+@dataclass(frozen=True)
+class Keying:
+    """A way to key the 16 fingerprints: ``meet`` says whether two documents' fingerprints share a key."""
+
+    name: str
+    keys: int
+    bits: int
+    meet: Callable[[Seeds, Seeds], bool]
+
+    def chance(self, n: int) -> float:
+        """Chance matches a lookup meets among ``n`` documents of uniform fingerprints."""
+        return self.keys * n / 2**self.bits
+
+
+def _in_one_seed(widths: Sequence[int], least: int) -> Callable[[Seeds, Seeds], bool]:
+    return lambda a, b: any(equal_blocks(x, y, widths) >= least for x, y in zip(a, b, strict=True))
+
+
+KEYINGS = (
+    Keying("16-bit blocks, one shared token (shipped)", 64, 16, _in_one_seed((16,) * 4, 1)),
+    Keying(
+        "16-bit blocks, two shared tokens anywhere (min_shared 2)",
+        64,
+        16,
+        lambda a, b: sum(equal_blocks(x, y, (16,) * 4) for x, y in zip(a, b, strict=True)) >= 2,
+    ),
+    Keying("pairs of 16-bit blocks (32-bit keys)", 96, 32, _in_one_seed((16,) * 4, 2)),
+    Keying("pairs of five 13/12-bit blocks (26-bit keys)", 160, 26, _in_one_seed((13, 13, 13, 13, 12), 2)),
+    Keying("triples of six 11/10-bit blocks (33-bit keys)", 320, 33, _in_one_seed((11,) * 4 + (10,) * 2, 3)),
+    Keying(
+        "a 16-bit block and a 12-bit quarter of the rest (28-bit keys)",
+        256,
+        28,
+        lambda a, b: any(_block_and_quarter(x, y) for x, y in zip(a, b, strict=True)),
+    ),
+)
+
+
+def _tally(pairs: Sequence[tuple[Record, Sequence[Record]]]) -> tuple[int, int, int, dict[str, int]]:
+    """(documents, those with an accepted partner, those with an accepted partner within 3 bits in some seed, per
+    keying those with an accepted partner sharing a key)."""
+    config = VerifyConfig()
+    accepted = close = 0
+    found: dict[str, int] = defaultdict(int)
+    for doc, partners in pairs:
+        matched = [p for p in partners if doc.status == p.status == "ok" and verify(doc, p, config) is not None]
+        accepted += bool(matched)
+        close += any(hamming(x, y) <= 3 for p in matched for x, y in zip(doc.fingerprints, p.fingerprints, strict=True))
+        for keying in KEYINGS:
+            found[keying.name] += any(keying.meet(doc.fingerprints, p.fingerprints) for p in matched)
+    return len(pairs), accepted, close, found
+
+
+def _real() -> list[tuple[Record, Sequence[Record]]]:
+    indexed, spare, _ = texts()
+    sources, variants, _others = draw(indexed, spare)
+    with FingerprintPool(2) as pool:
+        originals = pool.fingerprint([(indexed[s], None) for s in sources])
+        varied = pool.fingerprint([(t, None) for t in variants])
+    return [(v, [o]) for v, o in zip(varied, originals, strict=True)]
+
+
+def _corpus() -> list[tuple[Record, Sequence[Record]]]:
+    docs = read_corpus(corpus_path(CORPUS))
+    records = corpus_records(docs)
+    members: dict[str, list[int]] = defaultdict(list)
+    for k, d in enumerate(docs):
+        members[d.group].append(k)
+    out: list[tuple[Record, Sequence[Record]]] = []
+    for k in range(CORPUS - LATE, CORPUS):
+        earlier = [records[j] for j in members[docs[k].group] if j < k]
+        if earlier:
+            out.append((records[k], earlier))
+    return out
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    sets = {
+        "variants of `lookup_latency_real.md` (500, each with its source)": _tally(_real()),
+        f"the bench corpus's last {LATE:,} documents with an earlier member of their group (of {CORPUS:,}, "
+        f"generator {GENERATOR})": _tally(_corpus()),
+    }
+    lines = [
+        "# Longer block keys against chance matches: what each keying would still find",
+        "",
+        f"Machine: {describe()}",
+        "Command: `python -m bench.key_width`",
+        "",
+        "Found: documents with a partner that the second check accepts and that shares a key with it. Chance "
+        f"matches: keys × N / 2^bits at N = {AT:,} (uniform fingerprints). "
+        f"Computed in {time.perf_counter() - t0:.0f}s, no Elasticsearch.",
+    ]
+    for title, (total, accepted, close, found) in sets.items():
+        shipped = found[KEYINGS[0].name]
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            f"{total:,} documents, {accepted:,} with a partner the second check accepts, {close:,} with one within 3 "
+            "bits in some seed.",
+            "",
+            "| keying | keys per document | chance matches per lookup | found | × shipped |",
+            "|---|---|---|---|---|",
+        ]
+        for keying in KEYINGS:
+            lines.append(
+                f"| {keying.name} | {keying.keys} | {keying.chance(AT):,.2f} | {found[keying.name]:,} "
+                f"| {found[keying.name] / shipped:.3f} |"
+            )
+    lines += [
+        "",
+        "min_shared 2 still reads the postings of every chance match; it spares only their second check. The "
+        "keyings exact within 3 bits find every pair that close, and lose those further apart that share one 16-bit "
+        "block.",
+    ]
+    write_results(OUT, lines)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
