@@ -3,6 +3,7 @@ workers' peak memory, and timing a set of lookup methods over the same queries."
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import socket
@@ -32,6 +33,7 @@ __all__ = [
     "PeakRss",
     "Row",
     "Served",
+    "at_least",
     "bare_record",
     "bulk_load",
     "elasticsearch",
@@ -46,6 +48,22 @@ __all__ = [
 ]
 
 Q = TypeVar("Q")
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``least``.
+
+    >>> at_least(1)("3")
+    3
+    """
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{text} is less than {least}")
+        return value
+
+    return parse
 
 
 def bare_record(fingerprints: Sequence[int], version: str) -> Record:

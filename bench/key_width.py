@@ -6,17 +6,17 @@ flagging slows as the index grows (``late_peers.md``). Longer keys meet almost n
 near-duplicates must then agree on more bits of one fingerprint to meet at all. This bench counts, for pairs known
 to be near-duplicates that the second check accepts (``verify``), how many each keying would still bring together,
 with the keys it indexes per document and the chance matches it would meet per lookup at 1,000,000 documents
-(the expectation for uniform fingerprints: keys × N / 2^bits):
+(the expectation for uniform fingerprints: N / 2^b for each key of b bits):
 
 - 16-bit blocks, one shared token (shipped);
 - 16-bit blocks, two shared tokens anywhere (``NEARDUP_MIN_SHARED=2``: it reads the same postings, and checks only
   the documents holding two);
 - pairs of 16-bit blocks of one fingerprint (32-bit keys, 6 per seed);
-- pairs of five 13/12-bit blocks (26-bit keys, 10 per seed: two of five blocks are equal whenever the fingerprints
-  are within 3 bits);
-- triples of six 11/10-bit blocks (33-bit keys, 20 per seed: three of six equal within 3 bits);
-- a 16-bit block with one 12-bit quarter of the other 48 bits (28-bit keys, 16 per seed; the two-level tables of
-  Manku et al., exact within 3 bits).
+- pairs of five 13/12-bit blocks (25- and 26-bit keys, 10 per seed: two of five blocks are equal whenever the
+  fingerprints are within 3 bits);
+- triples of six 11/10-bit blocks (31- to 33-bit keys, 20 per seed: three of six equal within 3 bits);
+- a 16-bit block with one 12-bit quarter of the other 48 bits (28-bit keys, 16 per seed: the tables of
+  ``neardup cluster``'s exact candidate stage, :func:`~neardup.ingest.cluster.exact_candidate_pairs`).
 
 Pairs: ``lookup_latency_real.md``'s 500 reprint-style variants of real texts with their sources (the same draw), and
 the bench corpus's last 50,000 documents with the earlier members of their generator group (a document counts as
@@ -31,12 +31,16 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
+
+import numpy as np
 
 from bench.corpus import GENERATOR, corpus_path, corpus_records, read_corpus
 from bench.lookup_real import draw, texts
 from bench.machine import describe, write_results
 from neardup.ingest.bits import hamming, to_unsigned
+from neardup.ingest.cluster import exact_candidate_pairs
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.verify import VerifyConfig, verify
@@ -47,6 +51,8 @@ CORPUS = 1_000_000
 LATE = 50_000
 #: the index size the chance matches are given for
 AT = 1_000_000
+#: fingerprints per document
+SEEDS = 16
 
 
 def split(value: int, widths: Sequence[int]) -> list[int]:
@@ -75,23 +81,16 @@ def equal_blocks(a: int, b: int, widths: Sequence[int]) -> int:
 
 
 def _block_and_quarter(a: int, b: int) -> bool:
-    """A 16-bit block equal, and one of the four 12-bit quarters of the other 48 bits.
+    """One of the 16 tables of :func:`~neardup.ingest.cluster.exact_candidate_pairs` (a 16-bit block and a 12-bit
+    quarter of the other 48 bits) pairs the two fingerprints.
 
     >>> _block_and_quarter(0x0123456789ABCDEF, 0x0123456789ABC000)
     True
     >>> _block_and_quarter(0x0123456789ABCDEF, 0x0123F00F00F00F00)
     False
     """
-    for i, (x, y) in enumerate(zip(split(a, (16,) * 4), split(b, (16,) * 4), strict=True)):
-        if x != y:
-            continue
-        rest_a = [z for k, z in enumerate(split(a, (16,) * 4)) if k != i]
-        rest_b = [z for k, z in enumerate(split(b, (16,) * 4)) if k != i]
-        ra = rest_a[0] << 32 | rest_a[1] << 16 | rest_a[2]
-        rb = rest_b[0] << 32 | rest_b[1] << 16 | rest_b[2]
-        if any(ra >> s & 0xFFF == rb >> s & 0xFFF for s in (0, 12, 24, 36)):
-            return True
-    return False
+    fps = np.array([to_unsigned(a), to_unsigned(b)], dtype=np.uint64)
+    return any(len(first) for first, _second in exact_candidate_pairs(fps))
 
 
 Seeds = Sequence[int]
@@ -99,45 +98,70 @@ Seeds = Sequence[int]
 
 @dataclass(frozen=True)
 class Keying:
-    """A way to key the 16 fingerprints: ``meet`` says whether two documents' fingerprints share a key."""
+    """A way to key the 16 fingerprints: ``key_bits`` the width of each key one fingerprint gives, ``meet`` whether
+    two documents' fingerprints share a key."""
 
+    key: str
     name: str
-    keys: int
-    bits: int
+    key_bits: tuple[int, ...]
     meet: Callable[[Seeds, Seeds], bool]
 
+    @property
+    def keys(self) -> int:
+        """Keys per document (16 fingerprints)."""
+        return SEEDS * len(self.key_bits)
+
     def chance(self, n: int) -> float:
-        """Chance matches a lookup meets among ``n`` documents of uniform fingerprints."""
-        return self.keys * n / 2**self.bits
+        """Chance matches a lookup meets among ``n`` documents of uniform fingerprints: each key of b bits meets
+        n / 2^b.
+
+        >>> KEYINGS[0].chance(65_536)
+        64.0
+        """
+        return SEEDS * sum(n / 2**b for b in self.key_bits)
 
 
 def _in_one_seed(widths: Sequence[int], least: int) -> Callable[[Seeds, Seeds], bool]:
     return lambda a, b: any(equal_blocks(x, y, widths) >= least for x, y in zip(a, b, strict=True))
 
 
+def _combined(widths: Sequence[int], size: int) -> tuple[int, ...]:
+    """The widths of the keys made of ``size`` of the blocks.
+
+    >>> _combined((13, 13, 13, 13, 12), 2)
+    (26, 26, 26, 25, 26, 26, 25, 26, 25, 25)
+    """
+    return tuple(sum(c) for c in combinations(widths, size))
+
+
+FIVE = (13, 13, 13, 13, 12)
+SIX = (11, 11, 11, 11, 10, 10)
 KEYINGS = (
-    Keying("16-bit blocks, one shared token (shipped)", 64, 16, _in_one_seed((16,) * 4, 1)),
+    Keying("shipped", "16-bit blocks, one shared token (shipped)", (16,) * 4, _in_one_seed((16,) * 4, 1)),
     Keying(
+        "min_shared_2",
         "16-bit blocks, two shared tokens anywhere (min_shared 2)",
-        64,
-        16,
+        (16,) * 4,
         lambda a, b: sum(equal_blocks(x, y, (16,) * 4) for x, y in zip(a, b, strict=True)) >= 2,
     ),
-    Keying("pairs of 16-bit blocks (32-bit keys)", 96, 32, _in_one_seed((16,) * 4, 2)),
-    Keying("pairs of five 13/12-bit blocks (26-bit keys)", 160, 26, _in_one_seed((13, 13, 13, 13, 12), 2)),
-    Keying("triples of six 11/10-bit blocks (33-bit keys)", 320, 33, _in_one_seed((11,) * 4 + (10,) * 2, 3)),
+    Keying("pairs", "pairs of 16-bit blocks (32-bit keys)", _combined((16,) * 4, 2), _in_one_seed((16,) * 4, 2)),
+    Keying("five", "pairs of five 13/12-bit blocks (25/26-bit keys)", _combined(FIVE, 2), _in_one_seed(FIVE, 2)),
+    Keying("six", "triples of six 11/10-bit blocks (31–33-bit keys)", _combined(SIX, 3), _in_one_seed(SIX, 3)),
     Keying(
+        "quarter",
         "a 16-bit block and a 12-bit quarter of the rest (28-bit keys)",
-        256,
-        28,
+        (28,) * 16,
         lambda a, b: any(_block_and_quarter(x, y) for x, y in zip(a, b, strict=True)),
     ),
 )
+#: the keyings that pair every two fingerprints within 3 bits (pigeonhole)
+EXACT = ("five", "six", "quarter")
 
 
-def _tally(pairs: Sequence[tuple[Record, Sequence[Record]]]) -> tuple[int, int, int, dict[str, int]]:
-    """(documents, those with an accepted partner, those with an accepted partner within 3 bits in some seed, per
-    keying those with an accepted partner sharing a key)."""
+def _tally(pairs: Sequence[tuple[Record, Sequence[Record]]]) -> tuple[int, int, int, int, dict[str, int]]:
+    """(documents, those too short for fingerprints (matched by exact hash alone: no keying concerns them, and
+    they count as without an accepted partner), those with an accepted partner, those with an accepted partner
+    within 3 bits in some seed, per keying those with an accepted partner sharing a key)."""
     config = VerifyConfig()
     accepted = close = 0
     found: dict[str, int] = defaultdict(int)
@@ -146,8 +170,9 @@ def _tally(pairs: Sequence[tuple[Record, Sequence[Record]]]) -> tuple[int, int, 
         accepted += bool(matched)
         close += any(hamming(x, y) <= 3 for p in matched for x, y in zip(doc.fingerprints, p.fingerprints, strict=True))
         for keying in KEYINGS:
-            found[keying.name] += any(keying.meet(doc.fingerprints, p.fingerprints) for p in matched)
-    return len(pairs), accepted, close, found
+            found[keying.key] += any(keying.meet(doc.fingerprints, p.fingerprints) for p in matched)
+    short = sum(doc.status != "ok" for doc, _partners in pairs)
+    return len(pairs), short, accepted, close, found
 
 
 def _real() -> list[tuple[Record, Sequence[Record]]]:
@@ -187,31 +212,31 @@ def main() -> None:
         "Command: `python -m bench.key_width`",
         "",
         "Found: documents with a partner that the second check accepts and that shares a key with it. Chance "
-        f"matches: keys × N / 2^bits at N = {AT:,} (uniform fingerprints). "
+        f"matches: N / 2^b for each key of b bits, at N = {AT:,} (uniform fingerprints). "
         f"Computed in {time.perf_counter() - t0:.0f}s, no Elasticsearch.",
     ]
-    for title, (total, accepted, close, found) in sets.items():
-        shipped = found[KEYINGS[0].name]
+    for title, (total, short, accepted, close, found) in sets.items():
+        shipped = found[KEYINGS[0].key]
         lines += [
             "",
             f"## {title}",
             "",
-            f"{total:,} documents, {accepted:,} with a partner the second check accepts, {close:,} with one within 3 "
-            "bits in some seed.",
+            f"{total:,} documents ({short:,} too short for fingerprints, matched by exact hash alone), {accepted:,} "
+            f"with a partner the second check accepts, {close:,} with one within 3 bits in some seed.",
             "",
             "| keying | keys per document | chance matches per lookup | found | × shipped |",
             "|---|---|---|---|---|",
         ]
         for keying in KEYINGS:
             lines.append(
-                f"| {keying.name} | {keying.keys} | {keying.chance(AT):,.2f} | {found[keying.name]:,} "
-                f"| {found[keying.name] / shipped:.3f} |"
+                f"| {keying.name} | {keying.keys} | {keying.chance(AT):,.2f} | {found[keying.key]:,} "
+                f"| {found[keying.key] / shipped:.3f} |"
             )
     lines += [
         "",
         "min_shared 2 still reads the postings of every chance match; it spares only their second check. The "
-        "keyings exact within 3 bits find every pair that close, and lose those further apart that share one 16-bit "
-        "block.",
+        "keyings exact within 3 bits find every pair that close, and miss some of those further apart, which the "
+        "shipped keying meets by a shared 16-bit block.",
     ]
     write_results(OUT, lines)
     print("\n".join(lines))

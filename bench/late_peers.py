@@ -14,14 +14,17 @@ what a large index costs Elasticsearch itself is told apart from what it costs n
 Early, each way writes the corpus's first ``--ingest`` documents into an empty index with neardup's template. Late,
 it writes the last ``--ingest`` into a ``_clone`` of one index holding all the others (bulk-loaded with their
 fingerprints once, merges waited for, then write-blocked): a clone shares the source's segment files through hard
-links, so every late run starts from the very same segments, and no run sees another's documents. Bulk ways send
-batches of 500 from 2 client threads (``helpers.parallel_bulk``), the service gets them posted from 2 threads; every
-run ends with a refresh (timed) and starts once the node has no merge running. Node CPU is the Elasticsearch
+links, so every late run starts from the very same segments, and no run sees another's documents (the late
+documents are other documents than the early ones, as in ``scale.md``). Bulk ways send batches of 500 from 2 client
+threads (``helpers.parallel_bulk``, the actions made before the clock starts), the service gets them posted from 2
+threads; every run ends with a refresh (timed) and starts once the node has no merge running. Refreshes are
+Elasticsearch's default: every second while the shard is searched (the flag ways search it all the time), skipped
+while it is search-idle (the other ways, which never search it). Node CPU is the Elasticsearch
 process's, from the first request until the refresh and the merges the run set off are done. Before anything is
 timed, ``--warm`` other documents go every way into an index of their own. Each round runs every way early and late,
 the order of the two alternating by round.
 
-    python -m bench.late_peers --docs 1000000 --ingest 50000 --rounds 2
+    python -m bench.late_peers --docs 1000000 --ingest 50000 --rounds 3
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +43,7 @@ from elasticsearch import Elasticsearch, helpers
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, read_corpus
 from bench.harness import (
     Served,
+    at_least,
     bulk_load,
     cpu_seconds,
     embedded_node,
@@ -98,24 +102,22 @@ class Runs:
     segments: list[float] = field(default_factory=list)
 
 
+def _actions(way: Way, index: str, docs: Sequence[Doc], records: Sequence[Record], first: int) -> list[dict[str, Any]]:
+    """``way``'s bulk actions for ``docs`` (the corpus's from ``first`` on), made before the clock starts."""
+    assert way.actions is not None
+    return [way.actions(index, d, records[first + k], first + k) for k, d in enumerate(docs)]
+
+
 def _write(
-    client: Elasticsearch,
-    served: Served,
-    way: Way,
-    index: str,
-    docs: Sequence[Doc],
-    records: Sequence[Record],
-    first: int,
+    client: Elasticsearch, served: Served, way: Way, index: str, docs: Sequence[Doc], actions: list[Any]
 ) -> float:
-    """Seconds for ``way`` to write ``docs`` (the corpus's from ``first`` on) into ``index`` and refresh it; every
-    document must be written."""
+    """Seconds for ``way`` to write ``docs`` (through the service, or as the bulk ``actions``) into ``index`` and
+    refresh it; every document must be written."""
     t0 = time.perf_counter()
     if way.actions is None:
         _s, _rss, items = post_in_threads(served, index, docs, BATCH, THREADS)
         failed = sum(1 for i in items if i.get("status") not in ("created", "updated"))
     else:
-        make = way.actions
-        actions: Iterator[dict[str, Any]] = (make(index, d, records[first + k], first + k) for k, d in enumerate(docs))
         failed = 0
         for ok, _ in helpers.parallel_bulk(
             client.options(request_timeout=600),
@@ -144,15 +146,17 @@ def _timed(
     first: int,
     runs: Runs,
 ) -> None:
+    actions = [] if way.actions is None else _actions(way, index, docs, records, first)
+    before = client.count(index=index)["count"]
     wait_for_merges(client)
     c0 = cpu_seconds([pid])
-    seconds, mean, _most = segments_during(
-        client, index, lambda: _write(client, served, way, index, docs, records, first)
-    )
+    seconds, mean, _most = segments_during(client, index, lambda: _write(client, served, way, index, docs, actions))
     wait_for_merges(client, poll=0.5)
     runs.rates.append(len(docs) / seconds)
     runs.cpu_ms.append(1000 * (cpu_seconds([pid]) - c0) / len(docs))
     runs.segments.append(mean)
+    if client.count(index=index)["count"] != before + len(docs):
+        raise RuntimeError(f"{way.key} into {index}: {before:,} + {len(docs):,} documents expected")
 
 
 def _early(
@@ -196,24 +200,14 @@ def ratio_of_medians(late: Sequence[float], early: Sequence[float]) -> float:
     return statistics.median(late) / statistics.median(early)
 
 
-def _count(least: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        value = int(text)
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{text} is less than {least}")
-        return value
-
-    return parse
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--docs", type=_count(1), default=1_000_000, help="corpus size; the late index holds all but --ingest"
+        "--docs", type=at_least(1), default=1_000_000, help="corpus size; the late index holds all but --ingest"
     )
-    parser.add_argument("--ingest", type=_count(1), default=50_000, help="documents each way writes, early and late")
-    parser.add_argument("--rounds", type=_count(1), default=2)
-    parser.add_argument("--warm", type=_count(0), default=50_000, help="documents every way writes before the rounds")
+    parser.add_argument("--ingest", type=at_least(1), default=50_000, help="documents each way writes, early and late")
+    parser.add_argument("--rounds", type=at_least(1), default=3)
+    parser.add_argument("--warm", type=at_least(0), default=50_000, help="documents every way writes before the rounds")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     n, ingest = args.docs, args.ingest
@@ -267,17 +261,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         "# Early against late, for Elasticsearch's own bulk and for neardup's ways of writing",
         "",
         f"Machine: {describe()}",
-        "Elasticsearch: embedded, 4 GB heap, 1 shard, neardup's index template (refresh every second); the service "
-        "with 2 gunicorn workers on the same 2 cores.",
+        "Elasticsearch: embedded, 4 GB heap, 1 shard, neardup's index template, the default refresh (every second "
+        "while searched, as the flag ways' shards are; skipped while search-idle); the service with 2 gunicorn "
+        "workers on the same 2 cores.",
         f"Corpus: `python -m bench.corpus --docs {n}`, generator {GENERATOR} (ready in {ready:.0f}s). "
         f"Command: `{command}`",
         "",
         f"Early: the corpus's first {ingest:,} documents into an empty index. Late: its last {ingest:,} into a "
         f"`_clone` of an index holding the {n - ingest:,} others (bulk-loaded with their fingerprints in "
         f"{load_s:.0f}s, merges waited for {merge_s:.0f}s; {base_segments} segments when cloned). Batches of "
-        f"{BATCH} from {THREADS} client threads; each run ends with a refresh. Rounds: {args.rounds}, early and late "
-        f"in turn (the order alternating); before them {args.warm:,} other documents went every way. Node CPU: the "
-        "Elasticsearch process's, until the run's refresh and merges were done.",
+        f"{BATCH} from {THREADS} client threads (bulk actions made before the clock starts); each run ends with a "
+        f"refresh. Rounds: {args.rounds}, early and late in turn (the order alternating); before them "
+        f"{args.warm:,} other documents went every way. Node CPU: the Elasticsearch process's, until the run's "
+        "refresh and merges were done.",
         "",
         "| way | early documents/s (runs) | late documents/s (runs) | late ÷ early | early ÷ text bulk "
         "| late ÷ text bulk | node CPU ms/document early, late | segments (mean) early, late |",
@@ -296,7 +292,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     out += [
         "",
         "Medians of the runs. late ÷ early is the way's own slowdown; the text bulk's is what a large index costs "
-        "Elasticsearch's indexing alone.",
+        "Elasticsearch's indexing alone. Segments are sampled every second while a run writes; a late run can hold "
+        "fewer than the clone began with, its new segments merged with the base's smaller ones (merging that its node "
+        "CPU counts).",
     ]
     write_results(args.out, out)
     print("\n".join(out))

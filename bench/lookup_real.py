@@ -41,6 +41,8 @@ INDEX = "bench-lookup-real"
 
 
 def texts() -> tuple[list[str], list[str], int]:
+    """(the N indexed texts: People's Daily paragraphs of 40+ characters, then Tang poems of both editions; the
+    poems left over, never indexed; how many of the indexed are paragraphs), the same every run."""
     home = Settings.from_env().home
     first, second = load_tang_editions(home / "npm")
     paragraphs = [p for a in load_peoples_daily() for p in a.paragraphs if len(p) >= 40]

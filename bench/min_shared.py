@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from elasticsearch import Elasticsearch
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, read_corpus
 from bench.harness import (
     Served,
+    at_least,
     bulk_load,
     cpu_seconds,
     embedded_node,
@@ -152,18 +153,6 @@ def _late(
     return out
 
 
-def _count(least: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least ``least``."""
-
-    def parse(text: str) -> int:
-        value = int(text)
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{text} is less than {least}")
-        return value
-
-    return parse
-
-
 def _row(label: str, tally: Tally, base: Tally, extra: str) -> str:
     rate = tally.docs / tally.seconds
     return (
@@ -176,13 +165,13 @@ def _row(label: str, tally: Tally, base: Tally, extra: str) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--docs", type=_count(1), default=1_000_000, help="corpus size; the late index holds all but --ingest"
+        "--docs", type=at_least(1), default=1_000_000, help="corpus size; the late index holds all but --ingest"
     )
-    parser.add_argument("--ingest", type=_count(1), default=50_000, help="documents into the empty index, per run")
-    parser.add_argument("--rounds", type=_count(1), default=4)
-    parser.add_argument("--round-docs", type=_count(1), default=6_000, help="documents per setting and round, late")
+    parser.add_argument("--ingest", type=at_least(1), default=50_000, help="documents into the empty index, per run")
+    parser.add_argument("--rounds", type=at_least(1), default=4)
+    parser.add_argument("--round-docs", type=at_least(1), default=6_000, help="documents per setting and round, late")
     parser.add_argument(
-        "--warm", type=_count(0), default=50_000, help="documents through each service before anything is timed"
+        "--warm", type=at_least(0), default=50_000, help="documents through each service before anything is timed"
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "min_shared.md")
     args = parser.parse_args(argv)

@@ -33,7 +33,7 @@ BENCHES: dict[str, str] = {
     "ingest_news.md": "bench.ingest --corpus news --rounds 5",
     "scale.md": "bench.scale --docs 1000000 --ingest 50000 --flag-in-es",
     "min_shared.md": "bench.min_shared --docs 1000000 --ingest 50000 --rounds 4 --round-docs 6000",
-    "late_peers.md": "bench.late_peers --docs 1000000 --ingest 50000 --rounds 2",
+    "late_peers.md": "bench.late_peers --docs 1000000 --ingest 50000 --rounds 3",
     "key_width.md": "bench.key_width",
     "ingest_profile.md": "bench.ingest_profile",
     "merge_policy.md": "bench.merge_policy --preload 0 --ingest 20000 --rounds 3 --corpus 100000",

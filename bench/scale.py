@@ -353,8 +353,8 @@ def main() -> None:
         "## Ingest",
         "",
         f"{ingest:,} documents, batches of {BATCH}; the service with its default `refresh=false` (documents a",
-        "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` with its",
-        "default refresh (none) into an index with the default mapping. Before either was timed, "
+        "worker wrote moments ago are remembered, not waited for), two client threads; `helpers.bulk` (one client",
+        "thread) with its default refresh (none) into an index with the default mapping. Before either was timed, "
         f"{len(warm):,} other documents went through both into indices of their own, so that less of the node's "
         "compiling is timed in the early phase (how much is left is not measured here; see `ingest_profile.md`). "
         + _service_mode(args.fingerprint_in_es, args.flag_in_es),
