@@ -35,6 +35,7 @@ __all__ = [
     "Served",
     "at_least",
     "bare_record",
+    "bulk_in_threads",
     "bulk_load",
     "elasticsearch",
     "percentiles",
@@ -119,6 +120,24 @@ def bulk_load(
     client.indices.put_settings(index=names, settings={"refresh_interval": restore})
     slow.indices.refresh(index=names)
     return time.perf_counter() - t0
+
+
+def bulk_in_threads(
+    client: Elasticsearch, actions: Sequence[dict[str, Any]], threads: int, batch: int, pipeline: str | None = None
+) -> int:
+    """Send ``actions`` (made beforehand, so that making them is not timed with the writing) as bulk requests of
+    ``batch`` from ``threads`` client threads through ``pipeline``; how many items were refused."""
+    failed = 0
+    for ok, _ in helpers.parallel_bulk(
+        client.options(request_timeout=600),
+        actions,
+        thread_count=threads,
+        chunk_size=batch,
+        pipeline=pipeline,
+        raise_on_error=False,
+    ):
+        failed += not ok
+    return failed
 
 
 def segments_during(client: Elasticsearch, index: str, run: Callable[[], Q]) -> tuple[Q, float, int]:

@@ -45,7 +45,7 @@ import statistics
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,15 @@ import jieba
 from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, NEWS_SEED, Doc, corpus_path, news_corpus, read_corpus
-from bench.harness import Served, elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
+from bench.harness import (
+    Served,
+    bulk_in_threads,
+    elasticsearch,
+    post_in_threads,
+    segments_during,
+    serve,
+    wait_for_merges,
+)
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
@@ -93,29 +101,21 @@ def _bulk(
     records: Sequence[Record] | None = None,
     settings: dict[str, Any] | None = None,
 ) -> float:
-    """Seconds to write ``docs`` (with their ``records``' fingerprint fields when given) with ``THREADS`` bulk
-    threads (and refresh) into a fresh index (given these ``settings``); every item must succeed."""
+    """Seconds to write ``docs`` (with their ``records``' fingerprint fields when given, made before the clock
+    starts) with ``THREADS`` bulk threads (and refresh) into a fresh index (given these ``settings``); every item
+    must succeed."""
     _fresh(client, index)
     if settings:
         client.indices.put_settings(index=index, settings=settings)
     if records is None:
-        actions: Iterator[dict[str, Any]] = ({"_index": index, "_id": d.id, "text": d.text} for d in docs)
+        actions = [{"_index": index, "_id": d.id, "text": d.text} for d in docs]
     else:
-        actions = (
+        actions = [
             {"_index": index, "_id": d.id, "text": d.text, ROOT: record_fields(r)}
             for d, r in zip(docs, records, strict=True)
-        )
+        ]
     t0 = time.perf_counter()
-    failed = 0
-    for ok, _ in helpers.parallel_bulk(
-        client.options(request_timeout=600),
-        actions,
-        thread_count=THREADS,
-        chunk_size=BATCH,
-        pipeline=pipeline,
-        raise_on_error=False,
-    ):
-        failed += not ok
+    failed = bulk_in_threads(client, actions, THREADS, BATCH, pipeline)
     client.indices.refresh(index=index)
     seconds = time.perf_counter() - t0
     if failed or client.count(index=index)["count"] != len(docs):

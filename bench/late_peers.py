@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch
 
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, read_corpus
 from bench.harness import (
     Served,
     at_least,
+    bulk_in_threads,
     bulk_load,
     cpu_seconds,
     embedded_node,
@@ -118,16 +119,7 @@ def _write(
         _s, _rss, items = post_in_threads(served, index, docs, BATCH, THREADS)
         failed = sum(1 for i in items if i.get("status") not in ("created", "updated"))
     else:
-        failed = 0
-        for ok, _ in helpers.parallel_bulk(
-            client.options(request_timeout=600),
-            actions,
-            thread_count=THREADS,
-            chunk_size=BATCH,
-            pipeline=way.pipeline,
-            raise_on_error=False,
-        ):
-            failed += not ok
+        failed = bulk_in_threads(client, actions, THREADS, BATCH, way.pipeline)
     client.indices.refresh(index=index)
     seconds = time.perf_counter() - t0
     if failed:
