@@ -30,6 +30,7 @@ from neardup.ingest.fingerprint import Record
 from neardup.mappings import schema
 
 __all__ = [
+    "WRITTEN",
     "PeakRss",
     "Row",
     "Served",
@@ -45,6 +46,7 @@ __all__ = [
     "send_bodies",
     "serve",
     "time_methods",
+    "unwritten",
     "wait_for_merges",
 ]
 
@@ -138,6 +140,15 @@ def bulk_in_threads(
     ):
         failed += not ok
     return failed
+
+
+#: an item's statuses when the service wrote the document
+WRITTEN = ("created", "updated")
+
+
+def unwritten(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The service's answers that say a document was not written (refused, or undone with its batch)."""
+    return [i for i in items if i.get("status") not in WRITTEN]
 
 
 def segments_during(client: Elasticsearch, index: str, run: Callable[[], Q]) -> tuple[Q, float, int]:

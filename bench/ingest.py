@@ -61,6 +61,7 @@ from bench.harness import (
     post_in_threads,
     segments_during,
     serve,
+    unwritten,
     wait_for_merges,
 )
 from bench.machine import describe, write_results
@@ -172,7 +173,7 @@ def _service(
     seconds, peak, items = post_in_threads(
         served, index, docs, BATCH, THREADS, finish=lambda: client.indices.refresh(index=index)
     )
-    if any(i.get("status") not in ("created", "updated") for i in items):
+    if unwritten(items):
         raise AssertionError(f"the service refused items: {items[:3]}")
     return seconds, peak
 

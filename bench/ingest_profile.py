@@ -52,6 +52,7 @@ from bench.harness import (
     segments_during,
     serve,
     stored_document,
+    unwritten,
     wait_for_merges,
 )
 from bench.machine import describe, write_results
@@ -214,7 +215,7 @@ def profiled(client: Elasticsearch, node_pid: int, served: Served, docs: Sequenc
     subprocess.run(
         [jcmd, str(node_pid), "JFR.stop", f"name={name}", f"filename={recording}"], check=True, capture_output=True
     )
-    refused = [i for i in items if i.get("status") not in ("created", "updated")]
+    refused = unwritten(items)
     if refused:
         raise SystemExit(f"the service did not write {len(refused)} documents of the {name} phase: {refused[0]}")
     return Phase(

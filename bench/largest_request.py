@@ -20,7 +20,7 @@ from pathlib import Path
 
 import psutil
 
-from bench.harness import PeakRss, elasticsearch, serve
+from bench.harness import WRITTEN, PeakRss, elasticsearch, serve
 from bench.machine import describe, write_results
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily
@@ -74,7 +74,7 @@ def main() -> None:
                 with urllib.request.urlopen(req, timeout=600) as resp:
                     answer = json.load(resp)
                 seconds = time.perf_counter() - start
-            written = sum(1 for i in answer["items"] if i["status"] in ("created", "updated"))
+            written = sum(1 for i in answer["items"] if i["status"] in WRITTEN)
             clusters = len({i["cluster"] for i in answer["items"]})
             rows.append(
                 f"| {name} | {len(docs):,} | {len(body) / 2**20:.1f} MiB | {seconds:.1f} | {written:,} | "

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ from bench.harness import (
     segments_during,
     serve,
     stored_document,
+    unwritten,
     wait_for_merges,
 )
 from bench.machine import describe, write_results
@@ -117,7 +119,7 @@ def _write(
     t0 = time.perf_counter()
     if way.actions is None:
         _s, _rss, items = post_in_threads(served, index, docs, BATCH, THREADS)
-        failed = sum(1 for i in items if i.get("status") not in ("created", "updated"))
+        failed = len(unwritten(items))
     else:
         failed = bulk_in_threads(client, actions, THREADS, BATCH, way.pipeline)
     client.indices.refresh(index=index)
@@ -152,16 +154,21 @@ def _timed(
 
 
 def _early(
-    client: Elasticsearch, pid: int, served: Served, way: Way, docs: Sequence[Doc], records: Sequence[Record]
-) -> Runs:
-    runs = Runs()
+    client: Elasticsearch,
+    pid: int,
+    served: Served,
+    way: Way,
+    docs: Sequence[Doc],
+    records: Sequence[Record],
+    runs: Runs,
+) -> None:
+    """One run of ``way`` into an empty index (deleted after), added to ``runs``."""
     index = f"bench-late-early-{way.key}"
     setup_index(client, index)
     try:
         _timed(client, pid, served, way, index, docs, records, 0, runs)
     finally:
         client.indices.delete(index=index)
-    return runs
 
 
 def _late(
@@ -172,15 +179,15 @@ def _late(
     docs: Sequence[Doc],
     records: Sequence[Record],
     first: int,
-) -> Runs:
-    runs = Runs()
+    runs: Runs,
+) -> None:
+    """One run of ``way`` into a clone of the base index (deleted after), added to ``runs``."""
     index = f"bench-late-{way.key}"
     client.indices.clone(index=BASE, target=index, settings={"index.blocks.write": None}, wait_for_active_shards="1")
     try:
         _timed(client, pid, served, way, index, docs, records, first, runs)
     finally:
         client.indices.delete(index=index)
-    return runs
 
 
 def ratio_of_medians(late: Sequence[float], early: Sequence[float]) -> float:
@@ -209,8 +216,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     docs = read_corpus(corpus_path(n))
     records = corpus_records(docs)
     ready = time.perf_counter() - t0
-    early: dict[str, Runs] = {}
-    late: dict[str, Runs] = {}
+    early: dict[str, Runs] = defaultdict(Runs)
+    late: dict[str, Runs] = defaultdict(Runs)
     with ExitStack() as stack:
         node = stack.enter_context(embedded_node(port=9285, heap="4g"))
         client = Elasticsearch(node.url, request_timeout=600)
@@ -218,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         served = stack.enter_context(serve(node.url, es_timeout="60", flag_in_es="true"))
         warm = docs[ingest : ingest + args.warm]
         for way in ways:
-            _early(client, node.pid, served, way, warm, records[ingest : ingest + args.warm])
+            _early(client, node.pid, served, way, warm, records[ingest : ingest + args.warm], Runs())
             print(f"warmed: {way.key}", flush=True)
         setup_index(client, BASE)
         load_s = bulk_load(
@@ -231,17 +238,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             for way in ways:
                 for phase in ("early", "late") if r % 2 == 0 else ("late", "early"):
                     if phase == "early":
-                        runs = _early(client, node.pid, served, way, docs[:ingest], records)
-                        early.setdefault(way.key, Runs())
-                        into = early[way.key]
+                        runs = early[way.key]
+                        _early(client, node.pid, served, way, docs[:ingest], records, runs)
                     else:
-                        runs = _late(client, node.pid, served, way, docs[n - ingest :], records, n - ingest)
-                        late.setdefault(way.key, Runs())
-                        into = late[way.key]
-                    into.rates += runs.rates
-                    into.cpu_ms += runs.cpu_ms
-                    into.segments += runs.segments
-                    print(f"round {r}, {way.key}, {phase}: {runs.rates[0]:,.0f} documents/s", flush=True)
+                        runs = late[way.key]
+                        _late(client, node.pid, served, way, docs[n - ingest :], records, n - ingest, runs)
+                    print(f"round {r}, {way.key}, {phase}: {runs.rates[-1]:,.0f} documents/s", flush=True)
         client.close()
 
     command = f"python -m bench.late_peers --docs {n} --ingest {ingest} --rounds {args.rounds}"

@@ -42,6 +42,7 @@ from bench.harness import (
     segments_during,
     serve,
     stored_document,
+    unwritten,
     wait_for_merges,
 )
 from bench.machine import describe, write_results
@@ -80,7 +81,7 @@ def _timed(
     (seconds, _rss, items), mean, _most = segments_during(
         client, index, lambda: post_in_threads(served, index, docs, BATCH, 2)
     )
-    refused = [i for i in items if i.get("status") not in ("created", "updated")]
+    refused = unwritten(items)
     if refused:
         raise RuntimeError(f"the service did not write {len(refused)} documents, the first: {refused[0]}")
     return seconds, cpu_seconds([pid]) - c0, mean, items

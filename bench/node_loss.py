@@ -23,7 +23,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bench.corpus import corpus_path, read_corpus
-from bench.harness import serve
+from bench.harness import WRITTEN, serve
 from bench.machine import describe, write_results
 from neardup import node as esnode
 from neardup.config import Settings
@@ -78,7 +78,7 @@ def main() -> None:
                     status, answer = _request(req)
                     log.append((phase[0], "ingest", status, answer is not None))
                     if status == 200 and answer is not None:
-                        acknowledged.update(i["id"] for i in answer["items"] if i["status"] in ("created", "updated"))
+                        acknowledged.update(i["id"] for i in answer["items"] if i["status"] in WRITTEN)
 
             def lookups() -> None:
                 while not stop.is_set():

@@ -56,6 +56,7 @@ from bench.harness import (
     serve,
     stored_document,
     time_methods,
+    unwritten,
     wait_for_merges,
 )
 from bench.machine import describe, write_results
@@ -124,11 +125,6 @@ def _service_ingest(
         client, INDEX, lambda: post_in_threads(served, INDEX, docs, BATCH, 2, retried=RETRIED)
     )
     return seconds, rss, items, mean, most
-
-
-def _unwritten(items: Sequence[dict[str, Any]]) -> int:
-    """How many of the service's answers say a document was not written."""
-    return sum(1 for i in items if i.get("status") not in ("created", "updated"))
 
 
 def _stored_clusters(client: Elasticsearch, ids: Sequence[str]) -> list[str]:
@@ -310,7 +306,7 @@ def main() -> None:
         bulk_s = _plain_bulk(client, docs[:ingest])
         wait_for_merges(client, poll=2.0)
         early_s, early_rss, early_items, early_mean, early_most = _service_ingest(client, served, docs[:ingest])
-        unwritten = {"early": _unwritten(early_items)}
+        unwritten_counts = {"early": len(unwritten(early_items))}
         truth = [d.group for d in docs[:ingest]]
         scores = pairwise_scores(truth, [i["cluster"] for i in early_items])
         offline = cluster_records(records[:ingest], lambda r: r.fingerprints, VerifyConfig())
@@ -331,7 +327,7 @@ def main() -> None:
                 late_s, late_rss, items, late_mean, late_most = _service_ingest(client, served, docs[n - ingest : n])
                 load_s += _bulk_vectors_only(client, records, docs, n - ingest, n)
                 late = (late_s, late_rss, late_mean, late_most)
-                unwritten["late"] = _unwritten(items)
+                unwritten_counts["late"] = len(unwritten(items))
             else:
                 load_s += _bulk_neardup(client, docs, records, loaded, step)
             loaded = step
@@ -389,7 +385,7 @@ def main() -> None:
         f"Bulk loading of the other documents with precomputed fingerprints: {load_s:.0f}s; waiting for "
         f"Elasticsearch's merges to finish before each measurement: {merge_s:.0f}s in all.",
         "Documents the service answered as not written (refused, or undone with their batch): "
-        + ", ".join(f"{k} {v:,}" for k, v in unwritten.items())
+        + ", ".join(f"{k} {v:,}" for k, v in unwritten_counts.items())
         + ". "
         f"Batches the service answered with a 5xx and the client sent again: {len(RETRIED)} "
         f"({', '.join(str(c) for c in sorted(set(RETRIED))) or 'none'}); the service's Elasticsearch timeout is "
