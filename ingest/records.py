@@ -69,6 +69,8 @@ class RecordConfig:
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> RecordConfig:
         """From a mapping ``{"fields": {name: {"mode", "weight"?, "title"?}}, "mu"?, "min_combined"?}``."""
+        if not isinstance(data, Mapping):
+            raise RecordError(f"the configuration must be an object with a [fields] table, not {type(data).__name__}")
         raw = data.get("fields")
         if not isinstance(raw, Mapping) or not raw:
             raise RecordError("the configuration needs a non-empty [fields] table")

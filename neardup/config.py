@@ -5,14 +5,32 @@ Command-line flags override the environment; nothing else reads ``os.environ``.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from neardup.errors import UsageError
+
 __all__ = ["Settings", "default_home"]
 
 ENV_PREFIX = "NEARDUP_"
+
+#: the numbers a setting may take, (lowest, highest, whether the lowest itself is allowed); the candidate settings
+#: are the plugin's ranges (Elasticsearch's result window, the 64 block tokens of a document, an hour's window)
+_RANGES: dict[str, tuple[float, float, bool]] = {
+    "es_timeout": (0, 86_400, False),
+    "es_retries": (0, 100, True),
+    "max_body_bytes": (1, 2**31 - 1, True),
+    "max_documents_per_request": (1, 1_000_000, True),
+    "max_text_chars": (1, 2**31 - 1, True),
+    "max_candidates": (1, 10_000, True),
+    "min_shared": (1, 64, True),
+    "recent_seconds": (0, 3_600, False),
+    "index_cache_seconds": (0, 86_400, True),
+}
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 
 def default_home() -> Path:
@@ -62,6 +80,14 @@ class Settings:
     protect_reads: bool = False
     home: Path = field(default_factory=default_home)
 
+    def __post_init__(self) -> None:
+        for name, (low, high, low_allowed) in _RANGES.items():
+            value = getattr(self, name)
+            above = value >= low if low_allowed else value > low
+            if not (math.isfinite(value) and above and value <= high):
+                bounds = f"{'[' if low_allowed else '('}{low:g}, {high:g}]"
+                raise UsageError(f"{ENV_PREFIX}{name.upper()} must be in {bounds}, not {value!r}")
+
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         """Read ``NEARDUP_<FIELD>`` variables; keyword overrides (flags) win over the environment.
@@ -97,11 +123,24 @@ class Settings:
 
 
 def _coerce(name: str, raw: str, kind: type) -> Any:
+    """A variable's text as its setting's type; a :class:`UsageError` naming it when the text is none of that type.
+
+    >>> _coerce("flag_in_es", "Off", bool), _coerce("es_timeout", "2.5", float)
+    (False, 2.5)
+    >>> _coerce("flag_in_es", "ture", bool)
+    Traceback (most recent call last):
+    ...
+    neardup.errors.UsageError: NEARDUP_FLAG_IN_ES='ture' is not a boolean: use true or false (1/0, yes/no, on/off)
+    """
+    if kind is Path:
+        return Path(raw).expanduser()
+    if kind is bool:
+        if raw.lower() in _TRUE | _FALSE:
+            return raw.lower() in _TRUE
+        raise UsageError(
+            f"{ENV_PREFIX}{name.upper()}={raw!r} is not a boolean: use true or false (1/0, yes/no, on/off)"
+        )
     try:
-        if kind is Path:
-            return Path(raw).expanduser()
-        if kind is bool:
-            return raw.lower() in {"1", "true", "yes", "on"}
         return kind(raw)
     except ValueError as exc:
-        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
+        raise UsageError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc

@@ -14,7 +14,7 @@ from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout
 from flask import Response, jsonify
 
-from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFailed
+from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFailed, UsageError
 
 __all__ = ["ApiError", "error_body", "error_response", "register_error_handlers"]
 
@@ -81,6 +81,10 @@ def register_error_handlers(app: APIFlask) -> None:
     def _es_error(exc: ESApiError) -> tuple[Response, int]:
         return _es_failure(exc.meta.status, str(exc.error), _reason(exc))
 
+    @app.errorhandler(UsageError)
+    def _usage(exc: UsageError) -> tuple[Response, int]:
+        return error_response(400, "bad_request", str(exc))
+
     @app.errorhandler(ClusterFingerprintFailed)
     def _no_fingerprints(exc: ClusterFingerprintFailed) -> tuple[Response, int]:
         return error_response(502, "fingerprint_in_es_failed", str(exc))
@@ -91,11 +95,18 @@ def register_error_handlers(app: APIFlask) -> None:
 
 
 def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
-    """Elasticsearch said no: a missing index is 404, a request it refused 400, its own failure 502. A busy
+    """Elasticsearch said no: a missing index is 404, a request it refused 400, its own failure 502, and so is
+    a refusal of the service's credentials (401, 403: the operator's to mend, not the client's). A busy
     node (429: a full queue) and a shard without a copy for the moment (502-504) pass within seconds, so
     the client is told to retry: 429 and 503, with ``Retry-After``."""
     if status == 404 and "index_not_found" in kind:
         return error_response(404, "index_not_found", reason)
+    if status in (401, 403):  # the service's own credentials or privileges, not the client's request
+        return error_response(
+            502,
+            "elasticsearch_refused_service",
+            f"Elasticsearch refused the service's credentials ({status}): {reason}",
+        )
     if status == 429 or 502 <= status <= 504:
         answer = 429 if status == 429 else 503
         resp, _ = error_response(answer, _TYPES[answer], reason)

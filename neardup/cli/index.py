@@ -17,8 +17,8 @@ from tqdm import tqdm
 from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
 from neardup.es.batch import BatchConfig, dedupe, read_fields, reconcile
-from neardup.es.client import make_client, record_config, setup_index, validate_index_name
-from neardup.es.documents import DocumentFields
+from neardup.es.client import location, make_client, record_config, setup_index, validate_index_name
+from neardup.es.documents import DocumentFields, Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.lookup import has_verify_script
 from neardup.es.pipeline import check_pipeline, install_pipeline, use_pipeline
@@ -108,6 +108,7 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
 @click.option("--title-field", default="title", show_default=True)
 @click.option("--batch-size", type=click.IntRange(1, 5000), default=500, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--skip-invalid", is_flag=True, help="Skip and report bad lines instead of stopping before any write.")
 @_es_url
 @reports_errors
 def index_cmd(
@@ -118,6 +119,7 @@ def index_cmd(
     title_field: str,
     batch_size: int,
     workers: int,
+    skip_invalid: bool,
     es_url: str | None,
 ) -> None:
     """Flag and index FILE.jsonl into INDEX through the ingest pipeline (each line checked first)."""
@@ -125,11 +127,16 @@ def index_cmd(
     try:
         with open(input_path, encoding="utf-8") as handle:
             fields = DocumentFields(id_field, text_field, title_field)
-            docs = [d for d in read_jsonl(handle, fields, False) if isinstance(d, InputDoc)]
+            lines = list(read_jsonl(handle, fields, skip_invalid, check=Incoming.check_storable))
+            docs = [d for d in lines if isinstance(d, InputDoc)]
     except OSError as exc:
         raise UsageError(f"cannot read {input_path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise UsageError(f"{input_path} is not UTF-8 text: {exc.reason}") from exc
+    for problem in lines:
+        if isinstance(problem, str):
+            click.echo(f"  skipped {problem}", err=True)
+    skipped = len(lines) - len(docs)
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
     setup_index(client, index)
@@ -166,7 +173,9 @@ def index_cmd(
     client.indices.refresh(index=index)  # searchable when the command returns
     click.echo(
         f"indexed {written} documents into {index}: {duplicates} flagged as near-duplicates, "
-        f"{failed} failed, {time.perf_counter() - started:.1f}s",
+        f"{failed} failed, "
+        + (f"{skipped} bad lines skipped, " if skip_invalid else "")
+        + f"{time.perf_counter() - started:.1f}s",
         err=True,
     )
     if failed:
@@ -230,7 +239,7 @@ def _existing(index: str, es_url: str | None) -> Any:
     validate_index_name(index)
     client = make_client(Settings.from_env(es_url=es_url))
     if not client.indices.exists(index=index):
-        raise UsageError(f"no index {index!r} at {Settings.from_env(es_url=es_url).es_url}")
+        raise UsageError(f"no index {index!r} at {location(client)}")
     setup_index(client, index)
     return client
 
@@ -329,20 +338,23 @@ def import_cmd(
     except ImportStopped as exc:
         bar.close()
         _bad_rows(exc.result.bad_rows)
+        _bad_rows(exc.result.refused, "Elasticsearch refused")
         resume = "from the beginning" if exc.resume is None else f"with --since {exc.column} {exc.resume}"
         raise NeardupError(f"{exc}; rows up to {exc.column}={exc.resume} are indexed, resume {resume}") from exc
     bar.close()
     _bad_rows(result.bad_rows)
+    _bad_rows(result.refused, "Elasticsearch refused")
     click.echo(
         f"imported {result.indexed} of {result.read} rows from {make_url_safe(url)} into {index}: "
         f"{result.duplicates} flagged as near-duplicates, {len(result.bad_rows)} bad rows skipped, "
         f"{result.failed} failed; high-water mark {result.high_water}"
         + (f" (started after {result.since})" if result.since is not None else "")
+        + ("; the next --incremental run reads them again" if result.failed and incremental else "")
     )
     if result.failed:
         sys.exit(1)
 
 
-def _bad_rows(rows: list[Any]) -> None:
+def _bad_rows(rows: list[Any], what: str = "skipped") -> None:
     for bad in rows:
-        click.echo(f"  skipped row {bad.row} (id {bad.id}): {bad.problem}", err=True)
+        click.echo(f"  {what} row {bad.row} (id {bad.id}): {bad.problem}", err=True)

@@ -47,16 +47,21 @@ class InputDoc:
         return self.doc.id
 
 
-def read_jsonl(handle: IO[str], fields: DocumentFields, skip_invalid: bool) -> Iterator[InputDoc | str]:
+def read_jsonl(
+    handle: IO[str], fields: DocumentFields, skip_invalid: bool, check: Callable[[Incoming], None] | None = None
+) -> Iterator[InputDoc | str]:
     """Documents of a JSON-lines file, each checked by :func:`validate_document` (a missing id is the
-    line number); a bad line raises UsageError naming it, or with ``skip_invalid`` yields the problem
-    as a string instead."""
+    line number) and by ``check`` (which raises :class:`DocumentError`); a bad line raises UsageError
+    naming it, or with ``skip_invalid`` (the commands' ``--skip-invalid``) yields the problem as a string
+    instead."""
     seen: set[str] = set()
     for number, raw in enumerate(handle, start=1):
         if not raw.strip():
             continue
         try:
             doc = validate_document(decode_text(raw, from_utf8=True), fields, default_id=str(number))
+            if check is not None:
+                check(doc)
             if doc.id in seen:
                 raise DocumentError(f"duplicate id {doc.id!r}")
         except (JSONRefused, DocumentError) as exc:
@@ -106,6 +111,11 @@ def _in_chunks(
 @click.option("--explain", is_flag=True, help="Show the top weighted features.")
 def fingerprint_cmd(text: str, title: str | None, explain: bool) -> None:
     """Fingerprint TEXT and print the record as JSON."""
+    for name, value in (("TEXT", text), ("--title", title or "")):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # bytes the terminal's encoding could not decode, kept as lone surrogates
+            fail(f"{name} is not valid text in this terminal's encoding ({sys.getfilesystemencoding()})", 2)
     rec = Fingerprinter.default().fingerprint(text, title, explain=20 if explain else 0)
     out: dict[str, Any] = {
         "status": rec.status,
@@ -194,7 +204,11 @@ def cluster_cmd(
     assignment = cluster_records(records, lambda r: r.fingerprints, config)
     t2 = time.perf_counter()
     tmp = output.with_name(output.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as out:
+    try:
+        out = open(tmp, "w", encoding="utf-8")  # noqa: SIM115 (closed by the with below)
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}", 2)
+    with out:
         for k, (doc, rec) in enumerate(zip(docs, records, strict=True)):
             dup = int(assignment.duplicate_of[k])
             line = {
@@ -226,18 +240,29 @@ def idf() -> None:
 @click.argument("input_path", metavar="INPUT.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--text-field", default="text", show_default=True)
-def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
+@click.option("--skip-invalid", is_flag=True, help="Skip bad lines instead of stopping.")
+def idf_fit(input_path: Path, output: Path, text_field: str, skip_invalid: bool) -> None:
     """Learn an IDF table (jieba's idf.txt format) from a JSON-lines corpus."""
     seg = Segmenter.default()
     try:
         with open(input_path, encoding="utf-8") as handle:
-            docs = [d for d in read_jsonl(handle, DocumentFields(text=text_field), False) if isinstance(d, InputDoc)]
+            lines = list(read_jsonl(handle, DocumentFields(text=text_field), skip_invalid))
+    except OSError as exc:
+        fail(f"cannot read {input_path}: {exc.strerror}", 2)
+    except UnicodeDecodeError as exc:
+        fail(f"{input_path} is not UTF-8 text: {exc.reason}", 2)
     except UsageError as exc:
         fail(str(exc), 2)
+    docs = [d for d in lines if isinstance(d, InputDoc)]
     table: IdfTable = fit_idf(
         seg.segment(normalize(d.doc.text or "", FingerprintConfig.fold_script)).words for d in docs
     )
-    output.write_text(table.dump(), encoding="utf-8")
+    tmp = output.with_name(output.name + ".part")
+    try:
+        tmp.write_text(table.dump(), encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}", 2)
+    tmp.replace(output)  # never a half-written table
     click.echo(f"{len(table.values)} words from {len(docs)} documents → {output}", err=True)
 
 
@@ -260,7 +285,10 @@ def idf_fit(input_path: Path, output: Path, text_field: str) -> None:
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON.")
 def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str, ...], output: Path | None) -> None:
     """Pairwise precision / recall of neardup and baselines on labelled sets from real text."""
-    seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+    try:
+        seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{seeds!r}: whole numbers separated by commas", param_hint="--seeds") from None
     report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
     click.echo(report.table())
     if output is not None:

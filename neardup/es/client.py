@@ -32,6 +32,7 @@ __all__ = [
     "inspect_index",
     "install_index_template",
     "is_internal_index",
+    "location",
     "make_client",
     "read_index_meta",
     "read_record_config",
@@ -49,7 +50,8 @@ IMPORTS_INDEX = "neardup-imports"
 #: neardup's own state, never user data: the service neither reads nor writes them for a request
 INTERNAL_INDICES = frozenset({JOBS_INDEX, IMPORTS_INDEX})
 
-# Elasticsearch's own rules: lowercase, no \ / * ? " < > | space , #, not starting with - _ +, not . or ..
+# a subset of Elasticsearch's rules (lowercase, none of \ / * ? " < > | space , #, not starting with - _ +, not . or
+# ..): ASCII only, and no leading "." either (those are internal indices, see is_internal_index)
 _INDEX_RE = re.compile(r"^(?![-_+.])[a-z0-9][a-z0-9._+-]{0,254}$|^[a-z0-9]$")
 
 
@@ -62,8 +64,15 @@ class ESUnavailable(NeardupError):
         self.reason = reason
 
 
+def location(client: Elasticsearch) -> str:
+    """Where ``client`` sends its requests, for messages: a node's base URL, never with credentials."""
+    return str(client.transport.node_pool.get().base_url)
+
+
 def validate_index_name(name: str) -> str:
-    """Return ``name`` if Elasticsearch would accept it as an index name, else raise UsageError.
+    """Return ``name`` if neardup takes it as an index name, else raise UsageError. neardup's names are a subset
+    of Elasticsearch's: ASCII lowercase letters, digits and ``. _ - +`` (not first), where Elasticsearch also takes
+    lowercase letters of other scripts (``新闻``), which neardup refuses.
 
     >>> validate_index_name("news-2024")
     'news-2024'
@@ -204,7 +213,7 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
             return False
         return create_index(client, index)
     except ESConnectionError as exc:
-        raise ESUnavailable(str(client.transport.node_pool.get().base_url), type(exc).__name__) from exc
+        raise ESUnavailable(location(client), type(exc).__name__) from exc
 
 
 def install_index_template(client: Elasticsearch, index: str, default_pipeline: str | None = None) -> None:
@@ -248,7 +257,7 @@ def create_index(client: Elasticsearch, index: str, index_mappings: dict[str, An
 def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] | None) -> None:
     """Keep an index's per-field configuration in its mapping's ``_meta.neardup.record_config``
     (None removes it): documents posted to the index are then fingerprinted as records."""
-    meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+    meta = _one_mapping(client, index).get("_meta", {})
     neardup_meta = dict(meta.get(schema.ROOT, {}))
     if data is None:
         neardup_meta.pop("record_config", None)
@@ -259,7 +268,7 @@ def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] 
 
 def write_index_meta(client: Elasticsearch, index: str, key: str, data: Any) -> None:
     """Keep ``data`` with the index, in its mapping's ``_meta.neardup.<key>`` (None removes it)."""
-    meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+    meta = _one_mapping(client, index).get("_meta", {})
     neardup_meta = dict(meta.get(schema.ROOT, {}))
     if data is None:
         if key not in neardup_meta:
@@ -272,22 +281,46 @@ def write_index_meta(client: Elasticsearch, index: str, key: str, data: Any) -> 
     client.indices.put_mapping(index=index, meta={**meta, schema.ROOT: neardup_meta})
 
 
-def read_index_meta(client: Elasticsearch, index: str, key: str) -> Any:
-    """What :func:`write_index_meta` kept under ``key`` (None when nothing, or no such index)."""
+def _mappings(client: Elasticsearch, index: str) -> dict[str, dict[str, Any]]:
+    """The mappings of each index ``index`` names: itself, or every index an alias of that name points to.
+    Elasticsearch keys its answer by the indices, never by the alias."""
+    return {name: found.get("mappings", {}) for name, found in client.indices.get_mapping(index=index).body.items()}
+
+
+def _one_mapping(client: Elasticsearch, index: str) -> dict[str, Any]:
+    """The mappings of the one index ``index`` names (an alias of one index included); an alias of several
+    is a :class:`UsageError`: what is kept with an index is kept with one."""
+    found = _mappings(client, index)
+    if len(found) != 1:
+        raise UsageError(f"{index!r} names {len(found)} indices ({', '.join(sorted(found))}); name one of them")
+    return next(iter(found.values()))
+
+
+def _agreed(client: Elasticsearch, index: str, key: str) -> Any:
+    """``_meta.neardup.<key>`` of the indices ``index`` names, which must all keep the same (None when none
+    keeps anything, or no such index); indices that disagree behind one alias are a :class:`UsageError`."""
     try:
-        found = client.indices.get_mapping(index=index, filter_path=[f"*.mappings._meta.{schema.ROOT}.{key}"]).body
+        found = _mappings(client, index)
     except NotFoundError:
         return None
-    return (found or {}).get(index, {}).get("mappings", {}).get("_meta", {}).get(schema.ROOT, {}).get(key)
+    kept = {name: mappings.get("_meta", {}).get(schema.ROOT, {}).get(key) for name, mappings in found.items()}
+    values = list(kept.values())
+    if any(value != values[0] for value in values[1:]):
+        raise UsageError(
+            f"the indices behind {index!r} ({', '.join(sorted(kept))}) keep different neardup {key}; name one of them"
+        )
+    return values[0] if values else None
+
+
+def read_index_meta(client: Elasticsearch, index: str, key: str) -> Any:
+    """What :func:`write_index_meta` kept under ``key`` (None when nothing, or no such index)."""
+    return _agreed(client, index, key)
 
 
 def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | None:
-    """The per-field configuration stored with ``index``, if any (None for a missing index)."""
-    try:
-        mappings = client.indices.get_mapping(index=index)[index]["mappings"]
-    except NotFoundError:
-        return None
-    data: dict[str, Any] | None = mappings.get("_meta", {}).get(schema.ROOT, {}).get("record_config")
+    """The per-field configuration stored with ``index``, if any (None for a missing index). Through an alias:
+    the configuration its indices share (a :class:`UsageError` when they differ)."""
+    data: dict[str, Any] | None = _agreed(client, index, "record_config")
     return data
 
 

@@ -51,8 +51,18 @@ class Incoming:
     title: str | None = None
     source: dict[str, Any] = field(default_factory=dict)
 
+    def check_storable(self) -> None:
+        """:class:`DocumentError` when :meth:`body` would lose a field: the text and title are stored as
+        ``text`` and ``title``, so a document read from other fields may not have fields of those names too."""
+        for name, value in (("text", self.text), ("title", self.title)):
+            if value is not None and name in self.source:
+                raise DocumentError(
+                    f"field {name!r} would be replaced by the document's {name}, which neardup stores as {name!r}: "
+                    "rename one of them"
+                )
+
     def body(self) -> dict[str, Any]:
-        """The ``_source`` neardup writes, before its own fields are added."""
+        """The ``_source`` neardup writes, before its own fields are added (see :meth:`check_storable`)."""
         body = dict(self.source)
         if self.text is not None:
             body["text"] = self.text

@@ -1,6 +1,7 @@
-"""Kibana saved objects shipped in ``docker/kibana/``: a data view over neardup indices and the
-"Duplicate clusters" dashboard. :func:`import_objects` loads them through Kibana's saved-objects API;
-:func:`panel_requests` says which Elasticsearch search each panel runs (tests run them for real).
+"""Kibana saved objects shipped with neardup (``neardup-dashboard.ndjson`` beside this module): a data view
+over neardup indices and the "Duplicate clusters" dashboard. :func:`import_objects` loads them through
+Kibana's saved-objects API; :func:`panel_requests` says which Elasticsearch search each panel runs (tests
+run them for real).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ class KibanaError(NeardupError):
 
 
 def saved_objects_path() -> Path:
-    """``docker/kibana/neardup-dashboard.ndjson`` of a source checkout (the Docker image has one in /app)."""
-    return Path(__file__).resolve().parents[2] / "docker" / "kibana" / "neardup-dashboard.ndjson"
+    """The saved objects shipped with neardup (``neardup/integrations/neardup-dashboard.ndjson``)."""
+    return Path(__file__).with_name("neardup-dashboard.ndjson")
 
 
 def load_objects(path: Path, index_pattern: str | None = None) -> list[dict[str, Any]]:

@@ -2,9 +2,9 @@
 MySQL with their driver installed) → per-field fingerprints → the ingest pipeline → an index.
 
 Rows are read in the order of the incremental column (or the id column), in batches; each batch is
-flagged and written like posted documents. After every written batch the high-water mark (the last
-value of the incremental column) is stored in Elasticsearch (index ``neardup-imports``), so
-``--incremental COLUMN`` later reads only newer rows and checks them against everything indexed.
+flagged and written like posted documents. After every written batch the high-water mark (see
+:class:`Mark`) is stored in Elasticsearch (index ``neardup-imports``), so ``--incremental COLUMN`` later
+reads only newer rows, and rows Elasticsearch refused again, and checks them against everything indexed.
 A bad row (missing id, a value of the wrong type, invalid UTF-8 in a text column) is reported by row
 and skipped; an import that cannot go on says where to resume.
 """
@@ -32,7 +32,7 @@ from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
 
-__all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "run_import"]
+__all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "Mark", "run_import"]
 
 STATE_INDEX = IMPORTS_INDEX
 
@@ -64,6 +64,7 @@ class ImportResult:
     duplicates: int = 0
     failed: int = 0
     bad_rows: list[BadRow] = field(default_factory=list)
+    refused: list[BadRow] = field(default_factory=list)  # rows Elasticsearch would not write, with its reason
     high_water: Any = None
     since: Any = None
 
@@ -76,6 +77,50 @@ class ImportStopped(NeardupError):
         self.result = result
         self.column = column
         self.resume = resume
+
+
+_NO_ROW = object()
+
+
+class Mark:
+    """An import's high-water mark: the largest value of the ordering column such that every row with that
+    value or a smaller one is done (written, or reported as a bad row), so a later run reads the rows after it.
+
+    Rows come ordered by (column, id), so a value is complete only when a row with a larger one follows, or
+    the rows end: a batch may end among rows that share a value. The first row Elasticsearch refused holds the
+    mark below its value for the rest of the run, so the next run reads it again (with the rows after it,
+    which are written again by id).
+
+    >>> mark = Mark(None)
+    >>> for value in (1, 2, 2):
+    ...     mark.row(value, done=True)
+    >>> mark.value  # rows of value 2 may follow in the next batch
+    1
+    >>> mark.row(3, done=True); mark.row(4, done=False); mark.row(5, done=True); mark.end()
+    >>> mark.value  # 4 was refused: read again next time
+    3
+    """
+
+    def __init__(self, since: Any) -> None:
+        self.value = since
+        self._pending: Any = _NO_ROW
+        self._held = False
+
+    def row(self, value: Any, done: bool) -> None:
+        """The next row in read order, with its column value; ``done`` False when Elasticsearch refused it."""
+        if self._held:
+            return
+        if value != self._pending:  # a larger value: every row of the pending one has come
+            if self._pending is not _NO_ROW:
+                self.value = self._pending
+            self._pending = value
+        if not done:
+            self._held = True
+
+    def end(self) -> None:
+        """The rows have all been read: the last value is complete too, unless a refused row holds the mark."""
+        if not self._held and self._pending is not _NO_ROW:
+            self.value = self._pending
 
 
 def _engine(url: str) -> sa.Engine:
@@ -222,14 +267,16 @@ def run_import(
     if spec.incremental and since is None:
         since = _stored_mark(client, spec, column)
     engine = _engine(spec.url)
-    result = ImportResult(since=since)
+    result = ImportResult(since=since, high_water=since)
     config = IngestConfig(verify=spec.fields.verify_config(VerifyConfig()), refresh="wait_for", atomic=False)
-    last_written: Any = since
+    mark = Mark(since)
     try:
         stmt = _statement(engine, spec, column, since)
         for rows in _batches(engine, stmt, spec.batch_size):
             docs: list[Incoming] = []
             records: list[Record] = []
+            doc_of_row: list[int | None] = []  # each row's place among docs; None for a bad row
+            row_of_doc: list[int] = []  # each doc's row number in this run's read order
             for raw in rows:
                 result.read += 1
                 rid = raw.get(spec.id_column)
@@ -240,25 +287,44 @@ def run_import(
                     record = fingerprinter.fingerprint_record(row, spec.fields)
                 except RecordError as exc:
                     result.bad_rows.append(BadRow(result.read, None if rid is None else str(rid), str(exc)))
+                    doc_of_row.append(None)
                     continue
+                doc_of_row.append(len(docs))
+                row_of_doc.append(result.read)
                 docs.append(Incoming(str(_value(spec.id_column, rid)), None, None, row))
                 records.append(record)
+            written = [True] * len(docs)
             if docs:
                 items = index_batch(client, spec.index, docs, fingerprinter, config, records)
-                result.indexed += sum(1 for i in items if i.written)
+                written = [i.written for i in items]
+                result.indexed += sum(written)
                 result.duplicates += sum(1 for i in items if i.duplicate_of)
-                result.failed += sum(1 for i in items if not i.written)
-            last_written = _value(column, rows[-1][column])
-            result.high_water = last_written
-            if spec.incremental:
-                _store_mark(client, spec, column, last_written)
+                result.failed += written.count(False)
+                result.refused += [
+                    BadRow(row_of_doc[k], item.id, item.error or item.status)
+                    for k, item in enumerate(items)
+                    if not item.written
+                ]
+            for raw, at in zip(rows, doc_of_row, strict=True):
+                mark.row(_value(column, raw[column]), done=at is None or written[at])
+            _advance(client, spec, column, mark, result)
             if progress is not None:
                 progress(result)
+        mark.end()
+        _advance(client, spec, column, mark, result)
     except (sa.exc.SQLAlchemyError, ApiError, TransportError, OSError) as exc:
         reason = (str(exc).splitlines() or [""])[0][:200]
         raise ImportStopped(
-            f"import stopped after {result.read} rows: {type(exc).__name__}: {reason}", result, column, last_written
+            f"import stopped after {result.read} rows: {type(exc).__name__}: {reason}", result, column, mark.value
         ) from exc
     finally:
         engine.dispose()
     return result
+
+
+def _advance(client: Elasticsearch, spec: ImportSpec, column: str, mark: Mark, result: ImportResult) -> None:
+    """Report the mark, and store it for ``--incremental`` when it moved."""
+    if mark.value != result.high_water:
+        result.high_water = mark.value
+        if spec.incremental:
+            _store_mark(client, spec, column, mark.value)

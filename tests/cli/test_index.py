@@ -60,7 +60,33 @@ def test_index_with_a_bad_line_writes_nothing(tmp_path: Path, es_url: str, es: E
     bad.write_text('{"id": "a", "text": "一二三四五六七八九十"}\n{"id": "b", "text": 5}\n', encoding="utf-8")
     res = _run("index", index_name, str(bad), es_url=es_url)
     assert res.returncode == 2 and "line 2" in res.stderr and "Traceback" not in res.stderr
+    assert "use --skip-invalid to skip such lines" in res.stderr
     assert not es.indices.exists(index=index_name)
+
+
+def test_index_skips_bad_lines_when_asked_and_never_drops_a_field(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Read from ``content``, the text is stored as ``text``: a line that has a ``text`` field too would lose it."""
+    text = load_peoples_daily()[0].text
+    lines = tmp_path / "content.jsonl"
+    rows = [
+        {"id": "a", "content": text, "lang": "zh"},
+        {"id": "b", "content": text + "。", "text": "the user's own text field"},
+        {"id": "c", "content": 5},
+    ]
+    lines.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    refused = _run("index", index_name, str(lines), "--text-field", "content", es_url=es_url)
+    assert refused.returncode == 2 and "line 2: field 'text' would be replaced" in refused.stderr, refused.stderr
+    assert not es.indices.exists(index=index_name)
+
+    res = _run("index", index_name, str(lines), "--text-field", "content", "--skip-invalid", es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert "skipped line 2: field 'text' would be replaced" in res.stderr
+    assert "skipped line 3: field 'content' must be a string" in res.stderr
+    assert "indexed 1 documents" in res.stderr and "2 bad lines skipped" in res.stderr
+    assert es.get(index=index_name, id="a")["_source"]["text"] == text
+    assert not es.exists(index=index_name, id="b")
 
 
 def test_dedupe_then_reconcile_on_a_plain_index(
@@ -98,6 +124,11 @@ def test_dedupe_can_fingerprint_with_the_clusters_processor(
 def test_batch_commands_report_missing_index_and_unreachable_es(es_url: str) -> None:
     res = _run("reconcile", "no-such-index-xyz", es_url=es_url)
     assert res.returncode == 2 and "no index" in res.stderr
+    if "@" not in es_url:  # a node without security ignores them: credentials in the URL are never shown
+        scheme, rest = es_url.split("://", 1)
+        with_password = _run("reconcile", "no-such-index-xyz", es_url=f"{scheme}://someone:s3cret@{rest}")
+        assert with_password.returncode == 2 and "no index" in with_password.stderr, with_password.stderr
+        assert "s3cret" not in with_password.stderr
     down = _run("dedupe", "anything", es_url="http://127.0.0.1:9")
     assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
 

@@ -4,6 +4,7 @@ text with planted reprints, and on structured records with `--fields`."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,53 @@ def test_missing_input_file_is_a_clear_error(tmp_path: Path) -> None:
     result = run("cluster", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.jsonl"))
     assert result.returncode == 2
     assert "cannot read" in result.stderr
+
+
+def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    good = tmp_path / "in.jsonl"
+    good.write_text(json.dumps({"id": "a", "text": BODY}, ensure_ascii=False) + "\n", encoding="utf-8")
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes('{"id": "a", "text": "café"}\n'.encode("latin-1"))
+    not_an_object = tmp_path / "fields.json"
+    not_an_object.write_text("[1, 2]", encoding="utf-8")
+    cases = [
+        (("cluster", str(good), "-o", str(tmp_path / "no" / "dir" / "o.jsonl")), "cannot write"),
+        (("idf", "fit", str(latin), "-o", str(tmp_path / "idf.txt")), "is not UTF-8 text"),
+        (("idf", "fit", str(good), "-o", str(tmp_path / "no" / "dir" / "idf.txt")), "cannot write"),
+        (("eval", "--seeds", "a,b"), "whole numbers separated by commas"),
+        (("cluster", str(good), "-o", str(tmp_path / "o.jsonl"), "--fields", str(not_an_object)), "must be an object"),
+    ]
+    for args, message in cases:
+        result = run(*args)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr[-400:])
+        assert "Traceback" not in result.stderr, args
+    assert not (tmp_path / "idf.txt").exists() and not (tmp_path / "o.jsonl").exists()
+    # a bad line names the option that skips it, on every command that reads lines
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": 5}\n' + good.read_text(encoding="utf-8"), encoding="utf-8")
+    refused = run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"))
+    assert refused.returncode == 2 and "line 1" in refused.stderr and "--skip-invalid" in refused.stderr
+    assert run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"), "--skip-invalid").returncode == 0
+    assert "1 documents" in run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"), "--skip-invalid").stderr
+
+
+def test_bad_settings_in_the_environment_are_named() -> None:
+    for setting, message in [
+        ("NEARDUP_RECENT_SECONDS=inf", "NEARDUP_RECENT_SECONDS must be in (0, 3600], not inf"),
+        ("NEARDUP_MAX_CANDIDATES=-1", "NEARDUP_MAX_CANDIDATES must be in [1, 10000], not -1"),
+        ("NEARDUP_FLAG_IN_ES=ture", "NEARDUP_FLAG_IN_ES='ture' is not a boolean"),
+        ("NEARDUP_ES_RETRIES=abc", "NEARDUP_ES_RETRIES='abc' is not a valid int"),
+    ]:
+        name, value = setting.split("=")
+        result = subprocess.run(
+            [sys.executable, "-m", "neardup", "es", "status"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env=os.environ | {name: value},
+        )
+        assert result.returncode == 2 and message in result.stderr, (setting, result.stderr[-300:])
 
 
 def test_cluster_command_with_fields(tmp_path: Path) -> None:

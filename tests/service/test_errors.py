@@ -159,13 +159,16 @@ def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(
         (400, "index_closed_exception", 400, "elasticsearch_rejected", None),
         (404, "index_not_found_exception", 404, "index_not_found", None),
         (500, "exception", 502, "elasticsearch_error", None),
+        (401, "security_exception", 502, "elasticsearch_refused_service", None),
+        (403, "security_exception", 502, "elasticsearch_refused_service", None),
     ],
 )
 def test_a_failed_search_is_answered_by_what_the_client_can_do(
     es_url: str, es_status: int, es_type: str, status: int, kind: str, retry_after: str | None
 ) -> None:
     """A busy node or a shard without a copy passes: the client is told to retry (429/503 with Retry-After); a
-    request Elasticsearch refused is the client's to change (400); its own failure is a 502. Real statuses come
+    request Elasticsearch refused is the client's to change (400); its own failure, or a refusal of the service's
+    credentials (401/403), is a 502: nothing the client changes mends it. Real statuses come
     from tests/es/test_unsearchable_shard.py; here each is raised from a route of the test's own."""
     app = create_app({"es_url": es_url})
 

@@ -322,6 +322,8 @@ public final class NeardupProcessor extends AbstractProcessor {
             String titleField = nonEmpty(tag, TITLE_FIELD, ConfigurationUtils.readStringProperty(TYPE, tag, config, TITLE_FIELD, "title"));
             String targetField = nonEmpty(tag, TARGET_FIELD,
                 ConfigurationUtils.readStringProperty(TYPE, tag, config, TARGET_FIELD, "neardup"));
+            apart(tag, targetField, FIELD, field);
+            apart(tag, targetField, TITLE_FIELD, titleField);
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, IGNORE_MISSING, false);
             int maxChars = ConfigurationUtils.readIntProperty(TYPE, tag, config, MAX_CHARS, maxTextChars);
             if (maxChars < 1) {
@@ -380,6 +382,17 @@ public final class NeardupProcessor extends AbstractProcessor {
                 }
             }
             return new FlagSettings(maxCandidates, minShared, windowSeconds, defaults.verify());
+        }
+
+        /**
+         * The processor writes its object at {@code target}, so the field it reads ({@code property}: {@code read})
+         * may be neither that object, nor inside it, nor hold it: every document would fail, or lose its text.
+         */
+        private static void apart(String tag, String target, String property, String read) {
+            if (target.equals(read) || read.startsWith(target + ".") || target.startsWith(read + ".")) {
+                throw ConfigurationUtils.newConfigurationException(TYPE, tag, TARGET_FIELD,
+                    "[" + target + "] overlaps " + property + " [" + read + "]: the processor writes its fields there");
+            }
         }
 
         private static String nonEmpty(String tag, String property, String value) {

@@ -98,6 +98,20 @@ final class NeardupProcessorFactoryTest {
         assertEquals(List.of("target_field"), e.getMetadata("es.property_name"));
     }
 
+    @Test
+    void aTargetOverlappingTheFieldsReadIsRefused() {
+        for (Map<String, Object> definition : List.<Map<String, Object>>of(
+            Map.of("field", "text", "target_field", "text"),
+            Map.of("field", "doc.text", "target_field", "doc"),
+            Map.of("field", "text", "target_field", "text.neardup"),
+            Map.of("field", "text", "title_field", "fp.title", "target_field", "fp"))) {
+            ElasticsearchParseException e = refused(() -> create(definition));
+            assertEquals(List.of("target_field"), e.getMetadata("es.property_name"), definition.toString());
+            assertTrue(e.getMessage().contains("overlaps"), e.getMessage());
+        }
+        assertEquals("textual", create(Map.of("field", "text", "target_field", "textual")).targetField());
+    }
+
     /** A factory able to flag: its flagger is never asked to do anything while pipelines are created. */
     private final NeardupProcessor.Factory flagging = new NeardupProcessor.Factory(
         (text, title) -> Map.of(),
