@@ -83,9 +83,11 @@ class Settings:
     def __post_init__(self) -> None:
         for name, (low, high, low_allowed) in _RANGES.items():
             value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise UsageError(f"{ENV_PREFIX}{name.upper()} must be a number, not {value!r}")
             above = value >= low if low_allowed else value > low
             if not (math.isfinite(value) and above and value <= high):
-                bounds = f"{'[' if low_allowed else '('}{low:g}, {high:g}]"
+                bounds = f"{'[' if low_allowed else '('}{low:,}, {high:,}]"
                 raise UsageError(f"{ENV_PREFIX}{name.upper()} must be in {bounds}, not {value!r}")
 
     @classmethod

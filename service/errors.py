@@ -95,17 +95,18 @@ def register_error_handlers(app: APIFlask) -> None:
 
 
 def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
-    """Elasticsearch said no: a missing index is 404, a request it refused 400, its own failure 502, and so is
-    a refusal of the service's credentials (401, 403: the operator's to mend, not the client's). A busy
+    """Elasticsearch said no: a missing index is 404, a request it refused 400 (a block on the index, 403,
+    included), its own failure 502, and so is a refusal of the service's credentials (401, or 403 for a missing
+    privilege: the operator's to mend, not the client's). A busy
     node (429: a full queue) and a shard without a copy for the moment (502-504) pass within seconds, so
     the client is told to retry: 429 and 503, with ``Retry-After``."""
     if status == 404 and "index_not_found" in kind:
         return error_response(404, "index_not_found", reason)
-    if status in (401, 403):  # the service's own credentials or privileges, not the client's request
+    if status == 401 or (status == 403 and "security_exception" in kind):  # the service's credentials or privileges
         return error_response(
             502,
             "elasticsearch_refused_service",
-            f"Elasticsearch refused the service's credentials ({status}): {reason}",
+            f"Elasticsearch refused the service's credentials or privileges ({status}): {reason}",
         )
     if status == 429 or 502 <= status <= 504:
         answer = 429 if status == 429 else 503

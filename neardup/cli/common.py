@@ -41,7 +41,7 @@ def reports_errors(func: F) -> F:
             fail(str(exc), exc.exit_code)
         except NeardupError as exc:
             fail(str(exc), exc.exit_code)
-        except ValueError as exc:  # bad NEARDUP_* values
+        except ValueError as exc:  # input refused below the command (a record's RecordError, JSON's JSONRefused)
             fail(str(exc), 2)
         except ConnectionTimeout:
             fail(

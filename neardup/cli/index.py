@@ -349,7 +349,12 @@ def import_cmd(
         f"{result.duplicates} flagged as near-duplicates, {len(result.bad_rows)} bad rows skipped, "
         f"{result.failed} failed; high-water mark {result.high_water}"
         + (f" (started after {result.since})" if result.since is not None else "")
-        + ("; the next --incremental run reads them again" if result.failed and incremental else "")
+        + (
+            f"; the next --incremental run reads them again (or with --since {incremental} {result.past_refused}, "
+            "the rows after them only)"
+            if result.failed and incremental
+            else ""
+        )
     )
     if result.failed:
         sys.exit(1)

@@ -15,6 +15,7 @@ import datetime as dt
 import decimal
 import hashlib
 import re
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class ImportResult:
     failed: int = 0
     bad_rows: list[BadRow] = field(default_factory=list)
     refused: list[BadRow] = field(default_factory=list)  # rows Elasticsearch would not write, with its reason
+    past_refused: Any = None  # the ordering value of the last of them: a --since that goes past them all
     high_water: Any = None
     since: Any = None
 
@@ -87,9 +89,12 @@ class Mark:
     value or a smaller one is done (written, or reported as a bad row), so a later run reads the rows after it.
 
     Rows come ordered by (column, id), so a value is complete only when a row with a larger one follows, or
-    the rows end: a batch may end among rows that share a value. The first row Elasticsearch refused holds the
-    mark below its value for the rest of the run, so the next run reads it again (with the rows after it,
-    which are written again by id).
+    the rows end: a batch may end among rows that share a value. Values are compared as the database may
+    compare them, loosely (:func:`_tie_key`: text without case, accents or trailing spaces, as case- and
+    accent-insensitive collations do), which can only hold the mark back a value, never skip a row. The first
+    row Elasticsearch refused holds the mark below its value for the rest of the run, so the next run reads it
+    again (with the rows after it, which are written again by id). A row without a value (NULL, or one that
+    cannot be read) leaves the mark alone: no ``>`` comparison ever selects it again.
 
     >>> mark = Mark(None)
     >>> for value in (1, 2, 2):
@@ -99,6 +104,11 @@ class Mark:
     >>> mark.row(3, done=True); mark.row(4, done=False); mark.row(5, done=True); mark.end()
     >>> mark.value  # 4 was refused: read again next time
     3
+    >>> mark = Mark(None)
+    >>> for value in ("a", "B", "b ", None):
+    ...     mark.row(value, done=True)
+    >>> mark.value, mark.end(), mark.value  # "B" and "b " may be one value to the database; NULLs leave it alone
+    ('a', None, 'B')
     """
 
     def __init__(self, since: Any) -> None:
@@ -107,11 +117,12 @@ class Mark:
         self._held = False
 
     def row(self, value: Any, done: bool) -> None:
-        """The next row in read order, with its column value; ``done`` False when Elasticsearch refused it."""
-        if self._held:
+        """The next row in read order, with its column value (None: none); ``done`` False when Elasticsearch
+        refused it."""
+        if self._held or value is None:
             return
-        if value != self._pending:  # a larger value: every row of the pending one has come
-            if self._pending is not _NO_ROW:
+        if self._pending is _NO_ROW or _tie_key(value) != _tie_key(self._pending):
+            if self._pending is not _NO_ROW:  # a larger value: every row of the pending one has come
                 self.value = self._pending
             self._pending = value
         if not done:
@@ -121,6 +132,19 @@ class Mark:
         """The rows have all been read: the last value is complete too, unless a refused row holds the mark."""
         if not self._held and self._pending is not _NO_ROW:
             self.value = self._pending
+
+
+def _tie_key(value: Any) -> Any:
+    """What two values a database may call equal share: text without case, accents and trailing spaces (MySQL's
+    default collations compare so); other values as they are.
+
+    >>> _tie_key("Café  ") == _tie_key("cafe"), _tie_key(3)
+    (True, 3)
+    """
+    if not isinstance(value, str):
+        return value
+    folded = unicodedata.normalize("NFKD", value.rstrip(" ")).casefold()
+    return "".join(c for c in folded if not unicodedata.combining(c))
 
 
 def _engine(url: str) -> sa.Engine:
@@ -277,10 +301,13 @@ def run_import(
             records: list[Record] = []
             doc_of_row: list[int | None] = []  # each row's place among docs; None for a bad row
             row_of_doc: list[int] = []  # each doc's row number in this run's read order
+            order_values: list[Any] = []  # each row's ordering value; None for one that cannot be read
             for raw in rows:
                 result.read += 1
                 rid = raw.get(spec.id_column)
                 try:
+                    order_values.append(None)
+                    order_values[-1] = _value(column, raw[column])
                     if rid is None or (isinstance(rid, str) and not rid.strip()):
                         raise RecordError(f"id column {spec.id_column!r} is empty")
                     row = {k: _value(k, v) for k, v in raw.items()}
@@ -305,8 +332,10 @@ def run_import(
                     for k, item in enumerate(items)
                     if not item.written
                 ]
-            for raw, at in zip(rows, doc_of_row, strict=True):
-                mark.row(_value(column, raw[column]), done=at is None or written[at])
+            for value, at in zip(order_values, doc_of_row, strict=True):
+                mark.row(value, done=at is None or written[at])
+                if at is not None and not written[at]:
+                    result.past_refused = value
             _advance(client, spec, column, mark, result)
             if progress is not None:
                 progress(result)

@@ -107,14 +107,14 @@ def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path
     bad.write_text('{"id": "a", "text": 5}\n' + good.read_text(encoding="utf-8"), encoding="utf-8")
     refused = run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"))
     assert refused.returncode == 2 and "line 1" in refused.stderr and "--skip-invalid" in refused.stderr
-    assert run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"), "--skip-invalid").returncode == 0
-    assert "1 documents" in run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"), "--skip-invalid").stderr
+    skipping = run("idf", "fit", str(bad), "-o", str(tmp_path / "idf.txt"), "--skip-invalid")
+    assert skipping.returncode == 0 and "from 1 documents" in skipping.stderr, skipping.stderr
 
 
 def test_bad_settings_in_the_environment_are_named() -> None:
     for setting, message in [
-        ("NEARDUP_RECENT_SECONDS=inf", "NEARDUP_RECENT_SECONDS must be in (0, 3600], not inf"),
-        ("NEARDUP_MAX_CANDIDATES=-1", "NEARDUP_MAX_CANDIDATES must be in [1, 10000], not -1"),
+        ("NEARDUP_RECENT_SECONDS=inf", "NEARDUP_RECENT_SECONDS must be in (0, 3,600], not inf"),
+        ("NEARDUP_MAX_CANDIDATES=-1", "NEARDUP_MAX_CANDIDATES must be in [1, 10,000], not -1"),
         ("NEARDUP_FLAG_IN_ES=ture", "NEARDUP_FLAG_IN_ES='ture' is not a boolean"),
         ("NEARDUP_ES_RETRIES=abc", "NEARDUP_ES_RETRIES='abc' is not a valid int"),
     ]:

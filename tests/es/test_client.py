@@ -10,7 +10,14 @@ from elasticsearch import ApiError, Elasticsearch
 
 from neardup import mappings
 from neardup.errors import UsageError
-from neardup.es.client import RecordConfigs, install_index_template, setup_index, write_record_config
+from neardup.es.client import (
+    RecordConfigs,
+    install_index_template,
+    read_index_meta,
+    setup_index,
+    write_index_meta,
+    write_record_config,
+)
 from neardup.mappings import schema
 
 pytestmark = pytest.mark.es
@@ -149,3 +156,22 @@ def test_configuration_is_cached_for_ttl_and_a_local_write_is_seen_at_once(es: E
 
     configs.write(index_name, None)
     assert configs.get(index_name) is None
+
+
+def test_what_is_kept_with_an_index_is_kept_through_an_alias_of_it(es: Elasticsearch, index_name: str) -> None:
+    """An alias of one index reads and writes that index's meta; an alias of several writes nothing."""
+    one, other, alias, both = index_name, f"{index_name}-other", f"{index_name}-alias", f"{index_name}-both"
+    for name in (one, other):
+        setup_index(es, name)
+    es.indices.put_alias(index=one, name=alias)
+    es.indices.update_aliases(actions=[{"add": {"indices": [one, other], "alias": both}}])
+    try:
+        write_index_meta(es, alias, "started", "2026-11-27")
+        assert read_index_meta(es, one, "started") == "2026-11-27" == read_index_meta(es, alias, "started")
+        with pytest.raises(UsageError, match=f"names 2 indices .*{other}"):
+            write_index_meta(es, both, "started", "later")
+        with pytest.raises(UsageError, match="keep different neardup started"):
+            read_index_meta(es, both, "started")
+        assert read_index_meta(es, other, "started") is None and read_index_meta(es, "no-such-index", "x") is None
+    finally:
+        es.indices.delete(index=other, ignore_unavailable=True)

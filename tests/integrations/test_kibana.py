@@ -251,7 +251,8 @@ def test_compose_file_structure() -> None:
     # the image installs neardup, and the objects with it (package data): the command needs no --file
     assert "--file" not in setup_cmd and OBJECTS.parent == ROOT / "neardup" / "integrations"
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    assert any(OBJECTS.match(pattern) for pattern in package_data["package-data"]["neardup.integrations"])
+    shipped = package_data["package-data"]["neardup.integrations"]
+    assert OBJECTS.name == "neardup-dashboard.ndjson" and any(OBJECTS.match(pattern) for pattern in shipped)
 
 
 VEGA_LITE = "5.23.0"

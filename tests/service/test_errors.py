@@ -161,6 +161,7 @@ def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(
         (500, "exception", 502, "elasticsearch_error", None),
         (401, "security_exception", 502, "elasticsearch_refused_service", None),
         (403, "security_exception", 502, "elasticsearch_refused_service", None),
+        (403, "cluster_block_exception", 400, "elasticsearch_rejected", None),
     ],
 )
 def test_a_failed_search_is_answered_by_what_the_client_can_do(
