@@ -35,6 +35,15 @@ def _user_query(q: str) -> dict[str, Any]:
     }
 
 
+def _string(value: Any) -> str | None:
+    """A title or text as neardup shows it: a string, else nothing (a user's own index may hold anything there).
+
+    >>> _string("正文"), _string({"en": "text"}), _string(None)
+    ('正文', None, None)
+    """
+    return value if isinstance(value, str) else None
+
+
 def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, size: int, from_: int) -> dict[str, Any]:
     """``{"total", "hits": [{"id", "score", "cluster", "duplicates_hidden", "title", "text", "highlight"}]}``.
 
@@ -47,6 +56,9 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
         "from": from_,
         "_source": ["title", "text", _CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)],
         "highlight": {
+            # the fragments are HTML (the page shows their <em> marks as they are): the document's own text in them
+            # must come escaped, which Elasticsearch's default encoder does not do
+            "encoder": "html",
             "fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}},
             # a field longer than the index's highlight limit (1M characters by default) fails the whole
             # search; with this set, Elasticsearch highlights within the first part of it instead
@@ -66,7 +78,7 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
         if hide_duplicates:
             inner = h.get("inner_hits", {}).get("same_cluster", {}).get("hits", {}).get("total", {})
             hidden = max(0, int(inner.get("value", 1)) - 1)
-        text = src.get("text") or ""
+        text = _string(src.get("text")) or ""
         hits.append(
             {
                 "id": h["_id"],
@@ -74,7 +86,7 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
                 "cluster": nd.get(schema.CLUSTER),
                 "duplicate_of": nd.get(schema.DUPLICATE_OF),
                 "duplicates_hidden": hidden,
-                "title": src.get("title"),
+                "title": _string(src.get("title")),
                 "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
                 "highlight": h.get("highlight", {}),
             }
@@ -88,6 +100,7 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
     resp = client.search(
         index=index,
         size=0,
+        track_total_hits=True,
         aggs={
             "clusters": {
                 "terms": {
@@ -105,7 +118,7 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
     titles: dict[str, Any] = {}
     if buckets:
         docs = client.mget(index=index, ids=[b["key"] for b in buckets], source=["title"])["docs"]
-        titles = {d["_id"]: (d.get("_source") or {}).get("title") for d in docs if d.get("found")}
+        titles = {d["_id"]: _string((d.get("_source") or {}).get("title")) for d in docs if d.get("found")}
     return {
         "documents": int(resp["hits"]["total"]["value"]),
         "clusters_total": int(resp["aggregations"]["all_clusters"]["value"]),
@@ -142,8 +155,8 @@ def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 100
         members.append(
             {
                 "id": h["_id"],
-                "title": src.get("title"),
-                "text": src.get("text"),
+                "title": _string(src.get("title")),
+                "text": _string(src.get("text")),
                 "canonical": h["_id"] == cluster,
                 "duplicate_of": nd.get(schema.DUPLICATE_OF),
                 "distance": nd.get(schema.DISTANCE),
@@ -163,6 +176,7 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
     head = client.search(
         index=index,
         size=0,
+        track_total_hits=True,
         aggs={
             "clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}},
             "duplicates": {"filter": {"term": {_IS_DUPLICATE: True}}},

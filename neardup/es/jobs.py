@@ -8,7 +8,8 @@ lock, a document ``lock-<kind>-<index>`` in the same index created with ``op_typ
 one of two workers gets it). Its heartbeat keeps the lock fresh; it is deleted when the job ends, and a
 lock whose job ended or whose worker stopped beating for ``LOST_AFTER_SECONDS`` is taken over. Every
 change of a lock is conditional on its sequence number (``if_seq_no``), so a job never renews or deletes
-a lock another job took over (and no scripting is needed)."""
+a lock another job took over (and no scripting is needed); a job that finds its lock taken over stops at its
+next progress step (:class:`JobLockLost`)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from neardup.errors import NeardupError
 
 from .client import JOBS_INDEX, create_index
 
-__all__ = ["JOBS_INDEX", "InvalidJobRecord", "JobRunning", "get_job", "mark_lost", "start_job"]
+__all__ = ["JOBS_INDEX", "InvalidJobRecord", "JobLockLost", "JobRunning", "get_job", "mark_lost", "start_job"]
 
 HEARTBEAT_SECONDS = 10.0
 LOST_AFTER_SECONDS = 60.0
@@ -60,6 +61,17 @@ class JobRunning(NeardupError):
         self.kind = kind
         self.index = index
         self.job_id = job_id
+
+
+class JobLockLost(NeardupError):
+    """The job's worker missed its heartbeats long enough for another job of its kind to take its index's lock
+    over: it stops rather than run beside that one."""
+
+    def __init__(self, kind: str, index: str, job_id: str) -> None:
+        super().__init__(
+            f"{kind} job {job_id} on index {index!r} stopped: its heartbeats were missed for over "
+            f"{LOST_AFTER_SECONDS:.0f} s and another {kind} job may have taken the index over"
+        )
 
 
 class InvalidJobRecord(NeardupError):
@@ -153,13 +165,13 @@ def _held(client: Elasticsearch, lock_id: str, job_id: str) -> dict[str, Any] | 
     return dict(held) if isinstance(source, dict) and source.get("job") == job_id else None
 
 
-def _renew(client: Elasticsearch, kind: str, index: str, job_id: str, now: str) -> None:
-    """The lock's heartbeat, while ``job_id`` holds it."""
+def _renew(client: Elasticsearch, kind: str, index: str, job_id: str, now: str) -> bool:
+    """The lock's heartbeat, while ``job_id`` holds it; False once it no longer does (another job took it over)."""
     lock_id = _lock_id(kind, index)
     for _ in range(5):
         held = _held(client, lock_id, job_id)
         if held is None:
-            return
+            return False
         try:
             client.index(
                 index=JOBS_INDEX,
@@ -168,9 +180,10 @@ def _renew(client: Elasticsearch, kind: str, index: str, job_id: str, now: str) 
                 if_seq_no=held["_seq_no"],
                 if_primary_term=held["_primary_term"],
             )
-            return
+            return True
         except ConflictError:
             continue
+    return True  # changed under it five times in a row: still there, as far as it can tell
 
 
 def _release(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
@@ -215,26 +228,38 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         _release(client, kind, index, job_id)
         raise
     finished = threading.Event()
+    lock_lost = threading.Event()
+    # each heartbeat request gives up well before a missed beat could make the job look lost to another worker
+    beat_client = client.options(request_timeout=HEARTBEAT_SECONDS / 2, max_retries=0)
 
     def heartbeat() -> None:
         while not finished.wait(HEARTBEAT_SECONDS):
             try:
                 now = _now()
-                client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": now})
-                _renew(client, kind, index, job_id, now)
+                beat_client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": now}, retry_on_conflict=3)
+                if not _renew(beat_client, kind, index, job_id, now):
+                    lock_lost.set()  # beats missed for LOST_AFTER_SECONDS: another job of the kind may be running
+                    return
             except (TransportError, ApiError) as exc:
                 _LOG.warning("job %s: heartbeat not recorded: %s", job_id, exc)
 
     last = [0.0]
 
     def progress(stage: str, done: int, total: int | None) -> None:
+        if lock_lost.is_set():  # the work stops at its next step rather than run beside another job
+            raise JobLockLost(kind, index, job_id)
         now = time.monotonic()
         if now - last[0] < 0.5 and (total is None or done < total):
             return
         last[0] = now
         try:
-            client.update(index=JOBS_INDEX, id=job_id, doc={"progress": {"stage": stage, "done": done, "total": total}})
-        except TransportError as exc:  # progress is best effort; the work goes on
+            client.update(
+                index=JOBS_INDEX,
+                id=job_id,
+                doc={"progress": {"stage": stage, "done": done, "total": total}},
+                retry_on_conflict=3,
+            )
+        except (TransportError, ApiError) as exc:  # progress is best effort; the work goes on
             _LOG.warning("job %s: progress not recorded: %s", job_id, exc)
 
     def run() -> None:
@@ -249,9 +274,10 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         final["finished_at"] = _now()
         for attempt in range(30):  # Elasticsearch may be briefly away; the outcome must be recorded
             try:
-                client.update(index=JOBS_INDEX, id=job_id, doc=final, refresh="wait_for")
+                client.update(index=JOBS_INDEX, id=job_id, doc=final, refresh="wait_for", retry_on_conflict=3)
                 break
-            except TransportError:
+            except (TransportError, ApiError) as exc:
+                _LOG.warning("job %s: outcome not recorded yet: %s", job_id, exc)
                 time.sleep(min(2.0, 0.1 * (attempt + 1)))
         else:
             _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])

@@ -14,7 +14,7 @@ from neardup.es.browse import get_cluster, list_clusters, overview, search
 from ..api.common import checked_index
 from ..errors import ApiError
 from ..state import state
-from .diff import side_by_side
+from .diff import MAX_CHARS, side_by_side
 
 __all__ = ["bp"]
 
@@ -27,6 +27,22 @@ bp = APIBlueprint(
     enable_openapi=False,
 )
 PAGE = 20
+#: the last page the search pages through: 500 pages of 20 reach Elasticsearch's result window (10,000 hits)
+LAST_PAGE = 500
+#: how many members the cluster page compares with the canonical (a character diff of two long texts takes a
+#: noticeable fraction of a second; the others are listed)
+COMPARED = 20
+
+
+@bp.errorhandler(ApiError)
+def _error_page(error: ApiError) -> tuple[str, int]:
+    """A page's refusal (no such index, not a neardup index, not allowed) as a page, with the index box to pick
+    another; the API answers the same refusals as JSON."""
+    kind = (error.extra_data or {}).get("type", "error")
+    page = render_template(
+        "error.html", index=request.args.get("index") or state().settings.ui_index, kind=kind, message=error.message
+    )
+    return page, error.status_code
 
 
 def _index() -> str:
@@ -51,11 +67,10 @@ def search_page() -> str:
     index = _index()
     q = request.args.get("q", "")
     hide = request.args.get("hide", "") in {"1", "on", "true"}
-    page = _int_arg("page", 1, 1, 500)
+    page = _int_arg("page", 1, 1, LAST_PAGE)
     result = search(state().client, index, q, hide, PAGE, (page - 1) * PAGE)
-    return render_template(
-        "search.html", index=index, q=q, hide=hide, page=page, result=result, pages=-(-result["total"] // PAGE)
-    )
+    pages = min(LAST_PAGE, -(-result["total"] // PAGE))
+    return render_template("search.html", index=index, q=q, hide=hide, page=page, result=result, pages=pages)
 
 
 @bp.get("/clusters")
@@ -74,13 +89,20 @@ def cluster_page(cluster_id: str) -> str:
         raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
     members = data["members"]
     canonical = next((m for m in members if m["canonical"]), members[0])
+    others = [m for m in members if m is not canonical]
     rows: list[dict[str, Any]] = []
-    for m in members:
-        if m is canonical:
-            continue
+    for m in others[:COMPARED]:
         left, right = side_by_side(canonical.get("text") or "", m.get("text") or "")
         rows.append({"member": m, "left": left, "right": right})
-    return render_template("cluster.html", index=index, data=data, canonical=canonical, rows=rows)
+    return render_template(
+        "cluster.html",
+        index=index,
+        data=data,
+        canonical=canonical,
+        rows=rows,
+        listed=others[COMPARED:],
+        chars=MAX_CHARS,
+    )
 
 
 @bp.get("/overview")

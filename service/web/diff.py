@@ -12,9 +12,11 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
-__all__ = ["Segment", "side_by_side"]
+__all__ = ["MAX_CHARS", "Segment", "side_by_side"]
 
-_MAX_CHARS = 20_000  # longer texts are compared on their first 20k characters
+#: longer texts are compared on their first part: a character diff grows with the product of the lengths (on
+#: a busy 2-core machine, 0.3-0.8 s for two 20,000-character texts, 0.02-0.05 s for two of 5,000)
+MAX_CHARS = 5_000
 
 
 class Segment(NamedTuple):
@@ -24,7 +26,7 @@ class Segment(NamedTuple):
 
 def side_by_side(left: str, right: str) -> tuple[list[Segment], list[Segment]]:
     """Segments of ``left`` and ``right`` with the passages that differ marked."""
-    a, b = left[:_MAX_CHARS], right[:_MAX_CHARS]
+    a, b = left[:MAX_CHARS], right[:MAX_CHARS]
     out_a: list[Segment] = []
     out_b: list[Segment] = []
     for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():

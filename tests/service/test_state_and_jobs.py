@@ -214,3 +214,70 @@ def test_the_lock_of_a_worker_that_died_expires(
     finally:
         release.set()
     _until_finished(es, dead["id"])
+
+
+def test_a_refused_progress_write_neither_fails_the_job_nor_loses_its_outcome(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Elasticsearch refusing the job record's updates (here a write block on its index; a 429 or a version
+    conflict alike) loses a progress report, not the job: the outcome is written once writes are taken again."""
+    from neardup.es.jobs import start_job
+
+    def unblock() -> None:
+        es.indices.put_settings(index=JOBS, settings={"index.blocks.write": None})
+
+    def work(progress: Any) -> dict[str, Any]:
+        es.indices.put_settings(index=JOBS, settings={"index.blocks.write": True})
+        try:
+            progress("blocked", 1, 1)  # refused with 403: reported in the log, the work goes on
+        finally:
+            threading.Timer(1.0, unblock).start()
+        return {"went": "on"}
+
+    client = Elasticsearch(es_url)
+    try:
+        job = start_job(client, "dedupe", index_name, work)
+        _until_finished(es, job["id"])  # the outcome waits for the block to go, then is written
+        stored = es.get(index=JOBS, id=job["id"])["_source"]
+        assert stored["state"] == "done" and stored["result"] == {"went": "on"}, stored
+    finally:
+        unblock()
+        client.close()
+
+
+def test_a_job_whose_lock_was_taken_over_stops_at_its_next_step(
+    es_url: str, es: Elasticsearch, index_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.es import jobs
+
+    monkeypatch.setattr(jobs, "HEARTBEAT_SECONDS", 0.2)
+    started = threading.Event()
+
+    def work(progress: Any) -> dict[str, Any]:
+        started.set()
+        for step in range(200):  # ~20 s unless stopped
+            progress("working", step, None)
+            time.sleep(0.1)
+        return {"finished": True}
+
+    client = Elasticsearch(es_url)
+    try:
+        job = jobs.start_job(client, "dedupe", index_name, work)
+        assert started.wait(10)
+        # what another worker does once this job's beats were missed for LOST_AFTER_SECONDS: take the lock over
+        lock = f"lock-dedupe-{index_name}"
+        taken = es.get(index=JOBS, id=lock)
+        es.index(
+            index=JOBS,
+            id=lock,
+            document={**taken["_source"], "job": "0" * 32},
+            if_seq_no=taken["_seq_no"],
+            if_primary_term=taken["_primary_term"],
+        )
+        _until_finished(es, job["id"])
+        stored = es.get(index=JOBS, id=job["id"])["_source"]
+        assert stored["state"] == "failed" and stored["error"]["type"] == "JobLockLost", stored
+        assert es.get(index=JOBS, id=lock)["_source"]["job"] == "0" * 32  # the other job's lock stays
+    finally:
+        es.options(ignore_status=404).delete(index=JOBS, id=f"lock-dedupe-{index_name}")
+        client.close()

@@ -313,12 +313,19 @@ final class FlagWindow {
             }
         }
 
-        /** Advances past expired entries at the head; how many left. */
+        /**
+         * Advances past expired entries at the head, letting go of them (the array is compacted only when it fills,
+         * which a quiet index may not do for a long time); how many left.
+         */
         int expireHead(long now) {
             int before = head;
             while (head < size && entries[head].expired(now)) {
                 byId.remove(entries[head].id, entries[head]);
-                head++;
+                entries[head++] = null;
+            }
+            if (head > before && head == size) {
+                chains = new KeyTable<>(0); // nothing is live: no chain may keep the entries that left reachable
+                linkedSinceRelink = 0;
             }
             return head - before;
         }

@@ -137,6 +137,26 @@ final class FlagWindowTest {
         assertNull(left.get(), "the first copy left 5,000 copies ago");
     }
 
+    /** A burst, then one document after it expired: the burst is let go at once, not when the array next fills. */
+    @Test
+    void aBurstThatExpiredIsNotHeldByTheSlotsBehindTheHead() throws InterruptedException {
+        FlagWindow window = new FlagWindow(100_000, now::get);
+        List<WeakReference<FlagWindow.Entry>> burst = new ArrayList<>();
+        for (int k = 0; k < 1_000; k++) {
+            FlagWindow.Entry entry = register(window, "b" + k, ok(0x1000_0000_0000_0000L + k * 0x0001_0001_0001_0001L)).entry();
+            window.assigned(entry, "b" + k);
+            burst.add(new WeakReference<>(entry));
+        }
+        now.addAndGet(6 * SECOND);
+        register(window, "after", ok(0x0123_4567_89AB_CDEFL));
+        assertEquals(1, window.live("news").size());
+        for (int k = 0; k < 50 && burst.stream().anyMatch(r -> r.get() != null); k++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, burst.stream().filter(r -> r.get() != null).count(), "entries of the expired burst still held");
+    }
+
     @Test
     void aDocumentSeesTheEarlierDocumentsOfItsIndexInOrder() {
         FlagWindow window = new FlagWindow(100, now::get);
