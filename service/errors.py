@@ -1,4 +1,5 @@
-"""The service's errors: every failure is JSON ``{"error": {"type", "message", "detail"?}}``.
+"""The service's errors: every failure of the API is JSON ``{"error": {"type", "message", "detail"?}}`` (the web
+page answers its own as a page: ``service/web``).
 
 :class:`ApiError` is the one exception views raise on purpose; Elasticsearch failures are mapped
 here too (unreachable → 503, missing index → 404), so no view needs its own try/except.

@@ -138,7 +138,11 @@ class HitOut(Schema):
     duplicates_hidden = Integer()
     title = String(allow_none=True)
     text = String()
-    highlight = Dict(keys=String(), values=List(String()))
+    highlight = Dict(
+        keys=String(),
+        values=List(String()),
+        metadata={"description": "per field, HTML fragments: the text escaped, the matching words in <em>"},
+    )
 
 
 class SearchOut(Schema):

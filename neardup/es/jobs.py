@@ -69,8 +69,9 @@ class JobLockLost(NeardupError):
 
     def __init__(self, kind: str, index: str, job_id: str) -> None:
         super().__init__(
-            f"{kind} job {job_id} on index {index!r} stopped: its heartbeats were missed for over "
-            f"{LOST_AFTER_SECONDS:.0f} s and another {kind} job may have taken the index over"
+            f"{kind} job {job_id} on index {index!r} stopped: its lock was taken over or removed (its heartbeats "
+            f"were missed for over {LOST_AFTER_SECONDS:.0f} s, or the lock was deleted), and another {kind} job may "
+            "be running on the index"
         )
 
 
@@ -229,17 +230,17 @@ def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[
         raise
     finished = threading.Event()
     lock_lost = threading.Event()
-    # each heartbeat request gives up well before a missed beat could make the job look lost to another worker
-    beat_client = client.options(request_timeout=HEARTBEAT_SECONDS / 2, max_retries=0)
+    # each heartbeat request is sent once: with the client's retries, one beat could outlast the takeover time
+    beat_client = client.options(max_retries=0)
 
     def heartbeat() -> None:
         while not finished.wait(HEARTBEAT_SECONDS):
             try:
                 now = _now()
+                # the record beats on while the work runs, lock or not: it is what says the job is alive
                 beat_client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": now}, retry_on_conflict=3)
-                if not _renew(beat_client, kind, index, job_id, now):
-                    lock_lost.set()  # beats missed for LOST_AFTER_SECONDS: another job of the kind may be running
-                    return
+                if not lock_lost.is_set() and not _renew(beat_client, kind, index, job_id, now):
+                    lock_lost.set()  # taken over: another job of the kind may be running
             except (TransportError, ApiError) as exc:
                 _LOG.warning("job %s: heartbeat not recorded: %s", job_id, exc)
 

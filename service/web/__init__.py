@@ -39,9 +39,8 @@ def _error_page(error: ApiError) -> tuple[str, int]:
     """A page's refusal (no such index, not a neardup index, not allowed) as a page, with the index box to pick
     another; the API answers the same refusals as JSON."""
     kind = (error.extra_data or {}).get("type", "error")
-    page = render_template(
-        "error.html", index=request.args.get("index") or state().settings.ui_index, kind=kind, message=error.message
-    )
+    index = (request.args.get("index") or state().settings.ui_index)[:255]  # a refused name may be any length
+    page = render_template("error.html", index=index, kind=kind, message=error.message, status=error.status_code)
     return page, error.status_code
 
 

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 TEXT = "国务院今天召开常务会议，部署进一步推动经济稳定增长的措施，会议指出要扩大内需。"
 
 
 def error_of(resp: Any, status: int) -> dict[str, Any]:
+    """The refusal's type and message: the API's JSON error, or a page's error heading."""
     assert resp.status_code == status, (resp.status_code, resp.get_data(as_text=True)[:300])
-    body: dict[str, Any] = resp.json["error"]
+    if resp.mimetype == "text/html":
+        page = resp.get_data(as_text=True)
+        found = re.search(r'<h1 class="error" data-type="([^"]*)">(.*?)</h1>', page, re.S)
+        assert found is not None, page[:300]
+        body: dict[str, Any] = {"type": found.group(1), "message": html.unescape(found.group(2))}
+    else:
+        body = resp.json["error"]
     assert body["type"] and body["message"]
     return body
 

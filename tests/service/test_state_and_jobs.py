@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import ConflictError, Elasticsearch, helpers
 from flask.testing import FlaskClient
 
 from neardup import mappings
@@ -231,7 +231,8 @@ def test_a_refused_progress_write_neither_fails_the_job_nor_loses_its_outcome(
         try:
             progress("blocked", 1, 1)  # refused with 403: reported in the log, the work goes on
         finally:
-            threading.Timer(1.0, unblock).start()
+            # after the lock's release gives up (about 5.5 s): the outcome's own write then meets the block too
+            threading.Timer(7.0, unblock).start()
         return {"went": "on"}
 
     client = Elasticsearch(es_url)
@@ -266,14 +267,19 @@ def test_a_job_whose_lock_was_taken_over_stops_at_its_next_step(
         assert started.wait(10)
         # what another worker does once this job's beats were missed for LOST_AFTER_SECONDS: take the lock over
         lock = f"lock-dedupe-{index_name}"
-        taken = es.get(index=JOBS, id=lock)
-        es.index(
-            index=JOBS,
-            id=lock,
-            document={**taken["_source"], "job": "0" * 32},
-            if_seq_no=taken["_seq_no"],
-            if_primary_term=taken["_primary_term"],
-        )
+        for _ in range(20):  # the job renews the lock five times a second: take it between two renewals
+            taken = es.get(index=JOBS, id=lock)
+            try:
+                es.index(
+                    index=JOBS,
+                    id=lock,
+                    document={**taken["_source"], "job": "0" * 32},
+                    if_seq_no=taken["_seq_no"],
+                    if_primary_term=taken["_primary_term"],
+                )
+                break
+            except ConflictError:
+                continue
         _until_finished(es, job["id"])
         stored = es.get(index=JOBS, id=job["id"])["_source"]
         assert stored["state"] == "failed" and stored["error"]["type"] == "JobLockLost", stored
