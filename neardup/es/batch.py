@@ -325,6 +325,8 @@ def _bulk_update(
             written += 1
         elif results and results[0].get("status") == 409:
             conflicted.append(str(results[0].get("_id")))
+        elif results and results[0].get("status") == 404:
+            continue  # deleted since it was read: nothing left to fingerprint, and no failure to run again
         else:
             failures += 1
             first = first or _plain(item)
@@ -458,7 +460,7 @@ def _page_records(
         fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
         results = pool.fingerprint_records(fields, config.record)
         return [None if isinstance(r, RecordError) else r for r in results]
-    pairs = [(_str(src.get(config.text_field)) or "", _str(src.get(config.title_field))) for src in sources]
+    pairs = [(_str(_field(src, config.text_field)) or "", _str(_field(src, config.title_field))) for src in sources]
     if not config.fingerprints_in_es:
         return list(pool.fingerprint(pairs))
     records: list[Record | None] = []
@@ -543,6 +545,23 @@ def _fingerprint_stage(
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _field(source: dict[str, Any], name: str) -> Any:
+    """A field of a ``_source`` by its name: a key as written, or a dotted path into objects (``body.text``),
+    the two ways a document can hold a field of that name.
+
+    >>> _field({"body": {"text": "a"}}, "body.text"), _field({"body.text": "b"}, "body.text"), _field({}, "x.y")
+    ('a', 'b', None)
+    """
+    if name in source:
+        return source[name]
+    node: Any = source
+    for part in name.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 
 def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:

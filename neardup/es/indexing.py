@@ -23,7 +23,7 @@ the documents that may stay written.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -192,6 +192,22 @@ def _seeds(record: Record | Stored) -> Sequence[int]:
     return record.fingerprints
 
 
+def _check_distinct(ids: Iterable[str]) -> None:
+    """ValueError naming the first id a batch holds twice: such a document would be assigned to its own copy, and
+    the two items' answers would be one.
+
+    >>> _check_distinct(["a", "b", "a"])
+    Traceback (most recent call last):
+    ...
+    ValueError: the batch names document 'a' twice; write its copies in separate batches
+    """
+    seen: set[str] = set()
+    for doc_id in ids:
+        if doc_id in seen:
+            raise ValueError(f"the batch names document {doc_id!r} twice; write its copies in separate batches")
+        seen.add(doc_id)
+
+
 def index_batch(
     client: Elasticsearch,
     index: str,
@@ -206,7 +222,8 @@ def index_batch(
     (e.g. a process pool). ``recent`` supplies (and then holds) documents written moments ago, so
     back-to-back batches find each other without waiting for a refresh. Raises the client's
     ConnectionError when Elasticsearch is unreachable and nothing was written. Refused items come back
-    as ``error``; see the module doc for the rest."""
+    as ``error``; see the module doc for the rest. Ids must be distinct (:func:`_check_distinct`)."""
+    _check_distinct(d.id for d in docs)
     recs = (
         list(records)
         if records is not None
@@ -257,8 +274,9 @@ def index_batch_in_pipeline(
 
     Raises :class:`~neardup.es.pipeline.PipelineMissing` (nothing written) when the cluster has no ``pipeline``,
     and :class:`~neardup.errors.ClusterFingerprintFailed` (the batch undone) when the processor wrote another
-    fingerprint version than ``fingerprinter``'s."""
+    fingerprint version than ``fingerprinter``'s. Ids must be distinct, as for :func:`index_batch`."""
     ids = [d.id for d in docs]
+    _check_distinct(ids)
     if _existing(client, index, ids):
         client.indices.refresh(index=index)  # what the pipeline wrote moments ago, which this worker never saw
         return index_batch(client, index, docs, fingerprinter, config, fingerprint(docs))

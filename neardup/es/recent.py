@@ -57,15 +57,34 @@ class RecentWrites:
     def _add(self, index: str, at: float, documents: Iterable[Stored]) -> None:
         entries = self._by_index.setdefault(index, OrderedDict())
         for doc in documents:
+            known = entries.get(doc.id)
+            if known is not None and known[0] > at:
+                continue  # a newer copy is known already (this process rewrote it before reading the other's row)
             entries.pop(doc.id, None)
             entries[doc.id] = (at, doc)
         while len(entries) > self.max_documents:
             entries.popitem(last=False)
 
+    def _expire(self, cutoff: float) -> None:
+        """Drop what left the window, in every index: an index no longer written or read (yesterday's) would
+        otherwise keep its last documents, in every process the journal told of them."""
+        for index in list(self._by_index):
+            entries = self._by_index[index]
+            while entries and next(iter(entries.values()))[0] < cutoff:
+                entries.popitem(last=False)
+            if not entries:
+                del self._by_index[index]
+
+    def size(self) -> int:
+        """How many documents this process holds, every index together."""
+        with self._lock:
+            return sum(len(entries) for entries in self._by_index.values())
+
     def remember(self, index: str, documents: Iterable[Stored]) -> None:
         now = self._clock()
         docs = list(documents)
         with self._lock:
+            self._expire(now - self.seconds)
             self._add(index, now, docs)
 
             def share(journal: Journal) -> None:
@@ -106,10 +125,9 @@ class RecentWrites:
         cutoff = self._clock() - self.seconds
         with self._lock:
             self._shared(self._read_journal)
+            self._expire(cutoff)
             entries = self._by_index.get(index)
             if not entries:
                 return []
-            while entries and next(iter(entries.values()))[0] < cutoff:
-                entries.popitem(last=False)
             # another process's write can be learnt after a later one of this process: not always at the head
             return [doc for at, doc in entries.values() if at >= cutoff]

@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from neardup.errors import NeardupError, UsageError
 from neardup.es.client import IMPORTS_INDEX, create_index
 from neardup.es.documents import Incoming
-from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.indexing import IngestConfig, ItemResult, index_batch
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
@@ -322,7 +322,7 @@ def run_import(
                 records.append(record)
             written = [True] * len(docs)
             if docs:
-                items = index_batch(client, spec.index, docs, fingerprinter, config, records)
+                items = _write(client, spec.index, docs, fingerprinter, config, records)
                 written = [i.written for i in items]
                 result.indexed += sum(written)
                 result.duplicates += sum(1 for i in items if i.duplicate_of)
@@ -349,6 +349,30 @@ def run_import(
     finally:
         engine.dispose()
     return result
+
+
+def _write(
+    client: Elasticsearch,
+    index: str,
+    docs: list[Incoming],
+    fingerprinter: Fingerprinter,
+    config: IngestConfig,
+    records: list[Record],
+) -> list[ItemResult]:
+    """:func:`index_batch` of rows in read order, cut wherever an id comes again (a table of revisions has one id
+    on several rows): each copy is written after the one before it, the last one staying, as reading row by row
+    would leave it."""
+    items: list[ItemResult] = []
+    start = 0
+    while start < len(docs):
+        seen: set[str] = set()
+        end = start
+        while end < len(docs) and docs[end].id not in seen:
+            seen.add(docs[end].id)
+            end += 1
+        items += index_batch(client, index, docs[start:end], fingerprinter, config, records[start:end])
+        start = end
+    return items
 
 
 def _advance(client: Elasticsearch, spec: ImportSpec, column: str, mark: Mark, result: ImportResult) -> None:

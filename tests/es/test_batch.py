@@ -202,6 +202,37 @@ def test_a_dedupe_fingerprints_a_document_whose_other_fields_changed_after_it_wa
     assert now["edited"] == 1 and now[schema.ROOT][schema.VERSION] == fp.version
 
 
+def test_a_document_deleted_after_dedupe_read_it_is_no_failure(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deletions are routine on a live index: the dedupe ends clean, and does not leave its start time behind for
+    the documents of a later run."""
+    _load(es, [*_documents()[:12]], index_name)
+    page_records = batch._page_records
+
+    def another_client_deletes_b03(*args: object, **kwargs: object) -> object:
+        es.options(ignore_status=404).delete(index=index_name, id="b03")
+        return page_records(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "_page_records", another_client_deletes_b03)
+    result = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50))
+    assert (result["fingerprinted"], result["fingerprint_failures"]) == (11, 0), result
+    assert batch.read_index_meta(es, index_name, "dedupe_started_at") is None
+    assert not es.exists(index=index_name, id="b03")
+
+
+def test_a_dedupe_reads_a_text_field_inside_an_object(es: Elasticsearch, index_name: str, fp: Fingerprinter) -> None:
+    text = _documents()[0]["text"]
+    _load(es, [{"_id": "nested", "body": {"text": text}}, {"_id": "dotted", "body.text": text}], index_name)
+    dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50, text_field="body.text"))
+    for doc_id in ("nested", "dotted"):
+        stored = es.get(index=index_name, id=doc_id)["_source"][schema.ROOT]
+        assert (
+            stored[schema.STATUS] == "ok"
+            and stored[schema.HEX] == schema.record_fields(fp.fingerprint(text))[schema.HEX]
+        ), doc_id
+
+
 def test_a_dedupe_counts_as_fingerprinted_what_its_own_bulk_sent_twice_wrote(
     es: Elasticsearch, index_name: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -81,6 +81,26 @@ def test_recent_writes_sharing_a_journal_see_each_other_and_the_window_still_app
     assert [d.id for d in other.documents("news")] == ["e"]
 
 
+def test_indices_no_longer_written_leave_with_the_window_and_a_newer_copy_stays(tmp_path: Path) -> None:
+    now = [100.0]
+    shared = str(tmp_path / "j.sqlite3")
+    one = RecentWrites(5.0, clock=lambda: now[0], journal=Journal(shared))
+    other = RecentWrites(5.0, clock=lambda: now[0], journal=Journal(shared))
+    for day in range(3):  # daily indices: each written once, never read again
+        one.remember(f"news-{day}", [_doc(f"d{day}-{k}") for k in range(100)])
+        now[0] += 1
+    assert other.documents("news-2") and other.size() == 300  # the journal told it of all three
+    now[0] += 10
+    one.remember("news-3", [_doc("today")])
+    assert one.size() == 1  # the other indices left with the window, though nothing read them
+    assert other.documents("news-3") and other.size() == 1
+    # x rewritten by other before it reads one's older row of x (writes do not read the journal): the newer stays
+    one.remember("news-3", [_doc("x", cluster="old")])
+    now[0] += 1
+    other.remember("news-3", [_doc("x", cluster="new")])
+    assert [d.cluster for d in other.documents("news-3") if d.id == "x"] == ["new"]
+
+
 def _child(path: str, journal: Journal) -> None:
     RecentWrites(5.0, journal=Journal(path)).remember("news", [_doc("from-child")])
     journal.append("news", time.monotonic(), [_doc("inherited")])  # a handle made before the fork

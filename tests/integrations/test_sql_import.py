@@ -179,6 +179,39 @@ def test_a_refused_row_is_read_again_by_the_next_incremental_run(
     assert sorted(h["_id"] for h in helpers.scan(es, index=index_name, _source=False)) == [f"r{k}" for k in range(1, 7)]
 
 
+def test_rows_repeating_an_id_leave_the_last_copy_and_never_name_themselves(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A table of revisions: one id on several rows of a batch. Each copy is written after the one before it."""
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
+    db = tmp_path / "revisions.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE t (row_id INTEGER PRIMARY KEY, ref TEXT, complaint TEXT)")
+    first, other = (a.text for a in load_peoples_daily()[:2])
+    revised = first + "（本文有修订）"
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?)", [(1, "r1", first), (2, "r2", other), (3, "r1", revised)])
+    conn.commit()
+    conn.close()
+    res = _cli(
+        "import",
+        f"sqlite:///{db}",
+        index_name,
+        "--table",
+        "t",
+        "--id-column",
+        "ref",
+        "--fields",
+        str(fields),
+        es_url=es_url,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "imported 3 of 3 rows" in res.stdout, res.stdout
+    stored = es.get(index=index_name, id="r1")["_source"]
+    assert stored["complaint"] == revised
+    assert stored["neardup"]["duplicate_of"] != "r1" and stored["neardup"]["cluster"] == "r1", stored["neardup"]
+
+
 def test_import_reports_usage_errors(tmp_path: Path, es_url: str, index_name: str) -> None:
     fields = tmp_path / "fields.toml"
     fields.write_text(FIELDS_TOML, encoding="utf-8")
