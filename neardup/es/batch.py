@@ -20,7 +20,8 @@ Both write a document's fields only onto the copy they were computed from (each 
 fields the update was computed from are unchanged (another client changed other fields), or hold what the
 update itself wrote (a bulk the client sent again after a timeout), the update is sent once more, onto the new
 copy; otherwise the document keeps what was written and is counted
-(``fingerprint_skipped``, ``assignment_skipped``), not failed. A later run fingerprints what lacks the
+(``fingerprint_skipped``, ``assignment_skipped``), not failed. A document deleted in between is counted too
+(``fingerprint_gone``, ``assignment_gone``). A later run fingerprints what lacks the
 version, as a document written after this run began (its time is that run's), and clusters every document
 again.
 """
@@ -266,12 +267,14 @@ def _plain(item: dict[str, Any]) -> dict[str, Any]:
 class _Written:
     """What a run of partial updates did: ``written``; ``conflicted``, the ids of those not written because
     their document had been written since it was read (see :func:`_update_action`); ``failures``, the rest
-    not written, with the first as plain data."""
+    not written, with the first as plain data; ``gone``, those whose document was deleted since it was read
+    (nothing left to write, nothing to run again)."""
 
     written: int = 0
     conflicted: tuple[str, ...] = ()
     failures: int = 0
     first_failure: dict[str, Any] | None = None
+    gone: int = 0
 
     @property
     def conflicts(self) -> int:
@@ -283,6 +286,7 @@ class _Written:
             self.conflicted + other.conflicted,
             self.failures + other.failures,
             self.first_failure or other.first_failure,
+            self.gone + other.gone,
         )
 
     def sent_again(self, again: Sequence[_Update], outcome: _Written) -> _Written:
@@ -290,11 +294,15 @@ class _Written:
 
         >>> first = _Written(5, ("a", "b", "c"))
         >>> first.sent_again([("a", {}, (9, 1)), ("b", {}, (4, 1))], _Written(1, ("b",)))
-        _Written(written=6, conflicted=('c', 'b'), failures=0, first_failure=None)
+        _Written(written=6, conflicted=('c', 'b'), failures=0, first_failure=None, gone=0)
         """
         resent = {doc_id for doc_id, _, _ in again}
         kept = _Written(
-            self.written, tuple(i for i in self.conflicted if i not in resent), self.failures, self.first_failure
+            self.written,
+            tuple(i for i in self.conflicted if i not in resent),
+            self.failures,
+            self.first_failure,
+            self.gone,
         )
         return kept + outcome
 
@@ -309,7 +317,7 @@ def _bulk_update(
         parts = [updates[k : k + share] for k in range(0, len(updates), share)]
         with ThreadPoolExecutor(len(parts)) as streams:
             return sum(streams.map(lambda part: _bulk_update(client, index, part, retries), parts), _Written())
-    written = failures = 0
+    written = failures = gone = 0
     conflicted: list[str] = []
     first: dict[str, Any] | None = None
     for success, item in helpers.streaming_bulk(
@@ -325,12 +333,22 @@ def _bulk_update(
             written += 1
         elif results and results[0].get("status") == 409:
             conflicted.append(str(results[0].get("_id")))
-        elif results and results[0].get("status") == 404:
-            continue  # deleted since it was read: nothing left to fingerprint, and no failure to run again
+        elif results and results[0].get("status") == 404 and _error_type(results[0]) == "document_missing_exception":
+            gone += 1  # deleted since it was read: nothing left to write, and no failure to run again
         else:
             failures += 1
             first = first or _plain(item)
-    return _Written(written, tuple(conflicted), failures, first)
+    return _Written(written, tuple(conflicted), failures, first, gone)
+
+
+def _error_type(result: dict[str, Any]) -> str | None:
+    """The ``type`` of a bulk item's error, if it has one.
+
+    >>> _error_type({"status": 404, "error": {"type": "document_missing_exception"}}), _error_type({"status": 201})
+    ('document_missing_exception', None)
+    """
+    error = result.get("error")
+    return error.get("type") if isinstance(error, dict) else None
 
 
 #: the most documents one ``mget`` reads again
@@ -539,6 +557,7 @@ def _fingerprint_stage(
         "fingerprint_failures": written.failures,
         "first_fingerprint_failure": written.first_failure,
         "fingerprint_skipped": skipped,
+        "fingerprint_gone": written.gone,
         "refused_records": refused,
     }
 
@@ -553,15 +572,19 @@ def _field(source: dict[str, Any], name: str) -> Any:
 
     >>> _field({"body": {"text": "a"}}, "body.text"), _field({"body.text": "b"}, "body.text"), _field({}, "x.y")
     ('a', 'b', None)
+    >>> _field({"a.b": {"c": 1}}, "a.b.c"), _field({"a": {"b.c": 2}}, "a.b.c")
+    (1, 2)
     """
     if name in source:
         return source[name]
-    node: Any = source
-    for part in name.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
+    parts = name.split(".")
+    for k in range(1, len(parts)):
+        node = source.get(".".join(parts[:k]))
+        if isinstance(node, dict):
+            found = _field(node, ".".join(parts[k:]))
+            if found is not None:
+                return found
+    return None
 
 
 def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
@@ -656,6 +679,7 @@ def reconcile(
         "clusters": int(np.count_nonzero(a.cluster == np.arange(len(docs)))),
         "changed": written.written,
         "assignment_skipped": written.conflicts,
+        "assignment_gone": written.gone,
         "failures": written.failures,
         "first_failure": written.first_failure,
         "seconds": round(time.perf_counter() - started, 3),

@@ -18,7 +18,7 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -29,6 +29,7 @@ from neardup.errors import NeardupError, UsageError
 from neardup.es.client import IMPORTS_INDEX, create_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch
+from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
@@ -351,6 +352,10 @@ def run_import(
     return result
 
 
+#: how long the pieces of one batch remember what the earlier ones wrote: longer than writing them takes
+_PIECES_SECONDS = 600.0
+
+
 def _write(
     client: Elasticsearch,
     index: str,
@@ -361,8 +366,10 @@ def _write(
 ) -> list[ItemResult]:
     """:func:`index_batch` of rows in read order, cut wherever an id comes again (a table of revisions has one id
     on several rows): each copy is written after the one before it, the last one staying, as reading row by row
-    would leave it."""
+    would leave it. The pieces find each other through a window of what the earlier ones wrote, so only the last
+    waits for a refresh."""
     items: list[ItemResult] = []
+    recent = RecentWrites(_PIECES_SECONDS)
     start = 0
     while start < len(docs):
         seen: set[str] = set()
@@ -370,7 +377,8 @@ def _write(
         while end < len(docs) and docs[end].id not in seen:
             seen.add(docs[end].id)
             end += 1
-        items += index_batch(client, index, docs[start:end], fingerprinter, config, records[start:end])
+        piece = config if end == len(docs) else replace(config, refresh="false")
+        items += index_batch(client, index, docs[start:end], fingerprinter, piece, records[start:end], recent=recent)
         start = end
     return items
 

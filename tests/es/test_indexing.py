@@ -8,7 +8,7 @@ from elasticsearch import Elasticsearch
 
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
-from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.indexing import IngestConfig, index_batch, index_batch_in_pipeline
 from neardup.es.recent import RecentWrites
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.sets import Doc, news_set
@@ -77,3 +77,16 @@ def test_back_to_back_batches_find_each_other_without_a_refresh(
         assert flagged == offline_labels
     else:
         assert len(set(flagged)) > len(set(offline_labels))  # copies in earlier batches were missed
+
+
+@pytest.mark.parametrize("through_pipeline", [False, True], ids=["python", "pipeline"])
+def test_a_batch_naming_one_id_twice_is_refused_before_any_request(through_pipeline: bool) -> None:
+    """Pointed at nothing: a request would be a ConnectionError, not the ValueError the check gives first."""
+    nowhere = Elasticsearch("http://127.0.0.1:9", max_retries=0)
+    docs = [Incoming("a", "一段正文"), Incoming("b", "另一段正文"), Incoming("a", "修订后的正文")]
+    fp = Fingerprinter.default()
+    with pytest.raises(ValueError, match="names document 'a' twice"):
+        if through_pipeline:
+            index_batch_in_pipeline(nowhere, "news", docs, "neardup-flag", fp, IngestConfig(), lambda d: [])
+        else:
+            index_batch(nowhere, "news", docs, fp, IngestConfig())

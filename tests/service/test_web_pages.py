@@ -10,7 +10,7 @@ from elasticsearch import Elasticsearch, helpers
 from flask.testing import FlaskClient
 
 from neardup.service import create_app
-from service.web import COMPARED
+from neardup.service.web import COMPARED
 
 pytestmark = pytest.mark.es
 
