@@ -24,6 +24,7 @@ the journal is for processes of one machine; across machines, ``neardup reconcil
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import uuid
@@ -37,6 +38,8 @@ from neardup.errors import NeardupError
 from neardup.mappings.schema import Stored
 
 __all__ = ["Journal", "JournalError", "JournalRow"]
+
+_LOG = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS writes (
@@ -82,19 +85,34 @@ class Journal:
         self._name = writer or uuid.uuid4().hex
         self._pid = -1
         self._conn: sqlite3.Connection | None = None
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file the connection opened
         self._seen = 0
 
     @property
     def writer(self) -> str:
         return f"{self._name}:{os.getpid()}"
 
+    def _current_file(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return found.st_dev, found.st_ino
+
     def _connection(self) -> sqlite3.Connection:
+        now = self._current_file()
+        if self._conn is not None and self._pid == os.getpid() and now != self._file:
+            # the file was deleted (or replaced) under this handle: writing on to the old one would part this
+            # process from every one that opens the path from now on
+            _LOG.warning("journal %s was deleted or replaced; opening it again", self.path)
+            self._conn.close()
+            self._conn, self._seen = None, 0
         if self._conn is None or self._pid != os.getpid():  # a connection must not cross a fork
             conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # it never needs to survive a crash of the machine
             conn.executescript(_SCHEMA)
-            self._conn, self._pid = conn, os.getpid()
+            self._conn, self._pid, self._file = conn, os.getpid(), self._current_file()
         return self._conn
 
     def append(self, index: str, at: float, documents: Iterable[Stored]) -> None:

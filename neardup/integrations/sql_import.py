@@ -306,9 +306,8 @@ def run_import(
             for raw in rows:
                 result.read += 1
                 rid = raw.get(spec.id_column)
+                order_values.append(_readable(column, raw[column]))
                 try:
-                    order_values.append(None)
-                    order_values[-1] = _value(column, raw[column])
                     if rid is None or (isinstance(rid, str) and not rid.strip()):
                         raise RecordError(f"id column {spec.id_column!r} is empty")
                     row = {k: _value(k, v) for k, v in raw.items()}
@@ -350,6 +349,14 @@ def run_import(
     finally:
         engine.dispose()
     return result
+
+
+def _readable(column: str, value: Any) -> Any:
+    """``value`` as :func:`_value` reads it, or None when it cannot be read (that row is a bad row)."""
+    try:
+        return _value(column, value)
+    except RecordError:
+        return None
 
 
 #: how long the pieces of one batch remember what the earlier ones wrote: longer than writing them takes

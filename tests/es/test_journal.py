@@ -101,6 +101,22 @@ def test_indices_no_longer_written_leave_with_the_window_and_a_newer_copy_stays(
     assert [d.cluster for d in other.documents("news-3") if d.id == "x"] == ["new"]
 
 
+def test_processes_follow_a_journal_deleted_under_them_to_the_new_file(tmp_path: Path) -> None:
+    """Someone cleans /dev/shm while the workers run, and a worker starts afresh: it makes a new file, and the
+    workers that opened the old one move to it instead of going on apart from it in the deleted one."""
+    path = tmp_path / "j.sqlite3"
+    now = [100.0]
+    one = RecentWrites(5.0, clock=lambda: now[0], journal=Journal(str(path)))
+    one.remember("news", [_doc("before")])
+    for leftover in tmp_path.glob("j.sqlite3*"):  # the file and its -wal and -shm
+        leftover.unlink()
+    restarted = RecentWrites(5.0, clock=lambda: now[0], journal=Journal(str(path)))
+    restarted.remember("news", [_doc("b")])  # makes a new file
+    one.remember("news", [_doc("c")])
+    assert sorted(d.id for d in restarted.documents("news")) == ["b", "c"]
+    assert sorted(d.id for d in one.documents("news")) == ["b", "before", "c"]
+
+
 def _child(path: str, journal: Journal) -> None:
     RecentWrites(5.0, journal=Journal(path)).remember("news", [_doc("from-child")])
     journal.append("news", time.monotonic(), [_doc("inherited")])  # a handle made before the fork

@@ -141,21 +141,31 @@ def test_sqlite_batch_then_incremental(
     conn.close()
 
 
+def _small_table(tmp_path: Path, fields_toml: str, columns: str, rows: list[tuple[object, ...]]) -> tuple[Path, Path]:
+    """A field configuration file, and an SQLite file whose table ``t`` (``row_id`` first, then ``columns``) holds
+    ``rows``."""
+    fields = tmp_path / "fields.toml"
+    fields.write_text(fields_toml, encoding="utf-8")
+    db = tmp_path / "small.db"
+    conn = sqlite3.connect(db)
+    conn.execute(f"CREATE TABLE t (row_id INTEGER PRIMARY KEY, {columns})")
+    conn.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(rows[0]))})", rows)
+    conn.commit()
+    conn.close()
+    return fields, db
+
+
 def test_a_refused_row_is_read_again_by_the_next_incremental_run(
     tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
 ) -> None:
-    fields = tmp_path / "fields.toml"
-    fields.write_text('[fields.complaint]\nmode = "text"\n[fields.office]\nmode = "ignore"\n', encoding="utf-8")
-    db = tmp_path / "offices.db"
-    conn = sqlite3.connect(db)
-    conn.execute("CREATE TABLE t (row_id INTEGER PRIMARY KEY, ref TEXT, office TEXT, complaint TEXT)")
     texts = [a.text for a in load_peoples_daily()[:6]]
     # row 3's office is no number, and the index maps office as one: Elasticsearch refuses that row alone
-    conn.executemany(
-        "INSERT INTO t VALUES (?, ?, ?, ?)",
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n[fields.office]\nmode = "ignore"\n',
+        "ref TEXT, office TEXT, complaint TEXT",
         [(k, f"r{k}", "x" if k == 3 else str(k), texts[k - 1]) for k in range(1, 7)],
     )
-    conn.commit()
     es.indices.create(index=index_name, mappings={"properties": {"office": {"type": "integer"}}})
     args = ["import", f"sqlite:///{db}", index_name, "--table", "t", "--id-column", "ref", "--fields", str(fields)]
     args += ["--incremental", "row_id", "--batch-size", "2"]
@@ -167,6 +177,7 @@ def test_a_refused_row_is_read_again_by_the_next_incremental_run(
         first.stdout
     )
     assert "Elasticsearch refused row 3 (id r3):" in first.stderr and "office" in first.stderr, first.stderr
+    conn = sqlite3.connect(db)
     conn.execute("UPDATE t SET office = '3' WHERE row_id = 3")
     conn.commit()
     conn.close()
@@ -183,16 +194,14 @@ def test_rows_repeating_an_id_leave_the_last_copy_and_never_name_themselves(
     tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
 ) -> None:
     """A table of revisions: one id on several rows of a batch. Each copy is written after the one before it."""
-    fields = tmp_path / "fields.toml"
-    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
-    db = tmp_path / "revisions.db"
-    conn = sqlite3.connect(db)
-    conn.execute("CREATE TABLE t (row_id INTEGER PRIMARY KEY, ref TEXT, complaint TEXT)")
     first, other = (a.text for a in load_peoples_daily()[:2])
     revised = first + "（本文有修订）"
-    conn.executemany("INSERT INTO t VALUES (?, ?, ?)", [(1, "r1", first), (2, "r2", other), (3, "r1", revised)])
-    conn.commit()
-    conn.close()
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint TEXT",
+        [(1, "r1", first), (2, "r2", other), (3, "r1", revised)],
+    )
     res = _cli(
         "import",
         f"sqlite:///{db}",
