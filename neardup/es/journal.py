@@ -93,27 +93,46 @@ class Journal:
         return f"{self._name}:{os.getpid()}"
 
     def _current_file(self) -> tuple[int, int] | None:
+        """(device, inode) of the file at the path now; None when there is none (or it cannot be looked at)."""
         try:
             found = os.stat(self.path)
-        except FileNotFoundError:
+        except OSError:
             return None
         return found.st_dev, found.st_ino
 
     def _connection(self) -> sqlite3.Connection:
         now = self._current_file()
-        if self._conn is not None and self._pid == os.getpid() and now != self._file:
-            # the file was deleted (or replaced) under this handle: writing on to the old one would part this
-            # process from every one that opens the path from now on
-            _LOG.warning("journal %s was deleted or replaced; opening it again", self.path)
-            self._conn.close()
-            self._conn, self._seen = None, 0
-        if self._conn is None or self._pid != os.getpid():  # a connection must not cross a fork
+        # another file at the path: the one this handle opened was deleted (or replaced), and writing on to it would
+        # part this process from every one that opens the path from now on. With no file there at all (its
+        # directory gone too), the open connection is the only sharing left: it stays.
+        moved = now is not None and self._file is not None and now != self._file
+        if self._conn is not None and (moved or self._pid != os.getpid()):  # a connection must not cross a fork
+            if moved:
+                _LOG.warning("journal %s was deleted or replaced; opening it again", self.path)
+                if self._pid == os.getpid():
+                    self._conn.close()  # never a parent's connection, in a child
+            self._conn = None
+        if self._conn is None:
+            if moved:
+                self._seen = 0  # the new file numbers its rows afresh
+            self._conn, self._file = self._open()
+            self._pid = os.getpid()
+        return self._conn
+
+    def _open(self) -> tuple[sqlite3.Connection, tuple[int, int] | None]:
+        """A connection set up on the file at the path, and that file: opened again if the file changed while
+        it was set up (the set-up may wait for a lock)."""
+        attempts = 3
+        for attempt in range(attempts):
             conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+            opened = self._current_file()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # it never needs to survive a crash of the machine
             conn.executescript(_SCHEMA)
-            self._conn, self._pid, self._file = conn, os.getpid(), self._current_file()
-        return self._conn
+            if self._current_file() == opened or attempt == attempts - 1:
+                return conn, opened
+            conn.close()
+        raise AssertionError("unreachable: the last attempt returns")
 
     def append(self, index: str, at: float, documents: Iterable[Stored]) -> None:
         rows = [

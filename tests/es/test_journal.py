@@ -4,6 +4,7 @@ a clearing reaches them; rows leave with the window; the service's workers get o
 from __future__ import annotations
 
 import multiprocessing
+import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -115,6 +116,21 @@ def test_processes_follow_a_journal_deleted_under_them_to_the_new_file(tmp_path:
     one.remember("news", [_doc("c")])
     assert sorted(d.id for d in restarted.documents("news")) == ["b", "c"]
     assert sorted(d.id for d in one.documents("news")) == ["b", "before", "c"]
+
+
+def test_workers_keep_sharing_a_journal_whose_directory_was_removed(tmp_path: Path) -> None:
+    """With no file at the path at all (the service's journal directory removed), the open file is all that is
+    shared: the workers go on with it, without an error."""
+    folder = tmp_path / "neardup-journal"
+    folder.mkdir()
+    now = [100.0]
+    one = RecentWrites(5.0, clock=lambda: now[0], journal=Journal(str(folder / "j.sqlite3")))
+    other = RecentWrites(5.0, clock=lambda: now[0], journal=Journal(str(folder / "j.sqlite3")))
+    one.remember("news", [_doc("a")])
+    assert [d.id for d in other.documents("news")] == ["a"]
+    shutil.rmtree(folder)
+    one.remember("news", [_doc("b")])
+    assert sorted(d.id for d in other.documents("news")) == ["a", "b"]
 
 
 def _child(path: str, journal: Journal) -> None:
