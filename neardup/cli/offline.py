@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -45,6 +46,19 @@ class InputDoc:
     @property
     def id(self) -> str:
         return self.doc.id
+
+
+@contextmanager
+def written_whole(output: Path) -> Iterator[IO[str]]:
+    """A text file to write ``output`` through: written as ``<output>.part`` and moved into place once complete,
+    so there is never a half-written output; a path that cannot be written ends the command with a message."""
+    tmp = output.with_name(output.name + ".part")
+    try:
+        with open(tmp, "w", encoding="utf-8") as out:
+            yield out
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}", 2)
+    tmp.replace(output)
 
 
 def read_jsonl(
@@ -203,12 +217,7 @@ def cluster_cmd(
     t1 = time.perf_counter()
     assignment = cluster_records(records, lambda r: r.fingerprints, config)
     t2 = time.perf_counter()
-    tmp = output.with_name(output.name + ".part")
-    try:
-        out = open(tmp, "w", encoding="utf-8")  # noqa: SIM115 (closed by the with below)
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror}", 2)
-    with out:
+    with written_whole(output) as out:
         for k, (doc, rec) in enumerate(zip(docs, records, strict=True)):
             dup = int(assignment.duplicate_of[k])
             line = {
@@ -220,7 +229,6 @@ def cluster_cmd(
                 "status": rec.status,
             }
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
-    tmp.replace(output)  # never a half-written output file
     clusters = len(set(assignment.cluster.tolist()))
     click.echo(
         f"{len(docs)} documents, {clusters} clusters, {sum(1 for d in assignment.duplicate_of if d >= 0)} "
@@ -257,12 +265,8 @@ def idf_fit(input_path: Path, output: Path, text_field: str, skip_invalid: bool)
     table: IdfTable = fit_idf(
         seg.segment(normalize(d.doc.text or "", FingerprintConfig.fold_script)).words for d in docs
     )
-    tmp = output.with_name(output.name + ".part")
-    try:
-        tmp.write_text(table.dump(), encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror}", 2)
-    tmp.replace(output)  # never a half-written table
+    with written_whole(output) as out:
+        out.write(table.dump())
     click.echo(f"{len(table.values)} words from {len(docs)} documents → {output}", err=True)
 
 

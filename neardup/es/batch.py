@@ -51,6 +51,7 @@ from neardup.ingest.verify import Match, VerifyConfig
 from neardup.mappings import schema
 
 from .client import read_index_meta, write_index_meta
+from .documents import text_value
 from .pipeline import fingerprint_in_pipeline
 from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder
 
@@ -478,7 +479,10 @@ def _page_records(
         fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
         results = pool.fingerprint_records(fields, config.record)
         return [None if isinstance(r, RecordError) else r for r in results]
-    pairs = [(_str(_field(src, config.text_field)) or "", _str(_field(src, config.title_field))) for src in sources]
+    pairs = [
+        (text_value(_field(src, config.text_field)) or "", text_value(_field(src, config.title_field)))
+        for src in sources
+    ]
     if not config.fingerprints_in_es:
         return list(pool.fingerprint(pairs))
     records: list[Record | None] = []
@@ -560,10 +564,6 @@ def _fingerprint_stage(
         "fingerprint_gone": written.gone,
         "refused_records": refused,
     }
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _field(source: dict[str, Any], name: str) -> Any:

@@ -11,6 +11,8 @@ from elasticsearch import Elasticsearch
 from neardup.ingest.bits import hamming, to_unsigned
 from neardup.mappings import schema
 
+from .documents import text_value
+
 _CLUSTER = schema.path(schema.CLUSTER)
 _IS_DUPLICATE = schema.path(schema.IS_DUPLICATE)
 _INDEXED_AT = schema.path(schema.INDEXED_AT)
@@ -33,15 +35,6 @@ def _user_query(q: str) -> dict[str, Any]:
             "default_operator": "and",
         }
     }
-
-
-def _string(value: Any) -> str | None:
-    """A title or text as neardup shows it: a string, else nothing (a user's own index may hold anything there).
-
-    >>> _string("正文"), _string({"en": "text"}), _string(None)
-    ('正文', None, None)
-    """
-    return value if isinstance(value, str) else None
 
 
 def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, size: int, from_: int) -> dict[str, Any]:
@@ -78,7 +71,7 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
         if hide_duplicates:
             inner = h.get("inner_hits", {}).get("same_cluster", {}).get("hits", {}).get("total", {})
             hidden = max(0, int(inner.get("value", 1)) - 1)
-        text = _string(src.get("text")) or ""
+        text = text_value(src.get("text")) or ""
         hits.append(
             {
                 "id": h["_id"],
@@ -86,7 +79,7 @@ def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, siz
                 "cluster": nd.get(schema.CLUSTER),
                 "duplicate_of": nd.get(schema.DUPLICATE_OF),
                 "duplicates_hidden": hidden,
-                "title": _string(src.get("title")),
+                "title": text_value(src.get("title")),
                 "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
                 "highlight": h.get("highlight", {}),
             }
@@ -118,7 +111,7 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
     titles: dict[str, Any] = {}
     if buckets:
         docs = client.mget(index=index, ids=[b["key"] for b in buckets], source=["title"])["docs"]
-        titles = {d["_id"]: _string((d.get("_source") or {}).get("title")) for d in docs if d.get("found")}
+        titles = {d["_id"]: text_value((d.get("_source") or {}).get("title")) for d in docs if d.get("found")}
     return {
         "documents": int(resp["hits"]["total"]["value"]),
         "clusters_total": int(resp["aggregations"]["all_clusters"]["value"]),
@@ -155,8 +148,8 @@ def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 100
         members.append(
             {
                 "id": h["_id"],
-                "title": _string(src.get("title")),
-                "text": _string(src.get("text")),
+                "title": text_value(src.get("title")),
+                "text": text_value(src.get("text")),
                 "canonical": h["_id"] == cluster,
                 "duplicate_of": nd.get(schema.DUPLICATE_OF),
                 "distance": nd.get(schema.DISTANCE),

@@ -25,6 +25,7 @@ __all__ = [
     "DocumentError",
     "DocumentFields",
     "Incoming",
+    "text_value",
     "validate_document",
 ]
 
@@ -40,6 +41,16 @@ class DocumentError(NeardupError):
     """A client document neardup refuses; the message names the field and says what is wrong."""
 
     exit_code = 2
+
+
+def text_value(value: Any) -> str | None:
+    """A stored document's text or title as neardup reads it: a string, else nothing (a user's own index may hold
+    anything under those names).
+
+    >>> text_value("正文"), text_value({"en": "text"}), text_value(None)
+    ('正文', None, None)
+    """
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
