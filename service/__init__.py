@@ -12,17 +12,21 @@ What a request may be, checked before any view runs, each refusal in the JSON er
   refuses nesting deeper than 100 levels and lone surrogates (400);
 - the request line: at most :data:`MAX_REQUEST_LINE_BYTES` (414); a header field: at most
   :data:`MAX_HEADER_FIELD_BYTES` (431). gunicorn (``server.py``) lets them through to here, up to
-  twice these limits (over that it refuses them itself, in the same JSON shape).
+  twice these limits (over that it refuses them itself, in the same JSON shape);
+- the query string of an API endpoint: only the parameters the endpoint takes, and ``pretty`` (indented JSON),
+  as Elasticsearch's own API; a misspelt one (``?refesh=wait_for``) is a 400, never silently ignored. The web
+  page takes what a browser adds.
 """
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from collections.abc import Mapping
 from typing import IO, Any, cast
 
 from apiflask import APIFlask
-from flask import Request, request
+from flask import Request, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import PathConverter
 from werkzeug.utils import cached_property
@@ -152,6 +156,48 @@ def _check_request() -> None:
         request.get_json(cache=True)
 
 
+#: the blueprints whose views are the JSON API (the web page's, ``web``, is not)
+_API_BLUEPRINTS = frozenset(module.bp.name for module in (meta, indices, documents, search, clusters, jobs))
+#: what every API endpoint takes besides its own parameters
+_COMMON_PARAMETERS = frozenset({"pretty"})
+
+
+def _query_parameters(view: Any) -> frozenset[str]:
+    """The query parameters ``view`` declares (the names of its ``location="query"`` input schema)."""
+    names: set[str] = set()
+    for schema, location in getattr(view, "_spec", {}).get("args") or ():
+        if location == "query":
+            fields = (schema() if isinstance(schema, type) else schema).fields
+            names.update(f.data_key or name for name, f in fields.items())
+    return frozenset(names)
+
+
+def _check_parameters() -> None:
+    """Before an API view: every query parameter one it takes (see the module doc)."""
+    if request.blueprint not in _API_BLUEPRINTS or request.endpoint is None:
+        return
+    known = _query_parameters(current_app.view_functions[request.endpoint]) | _COMMON_PARAMETERS
+    unknown = sorted(set(request.args) - known)
+    if unknown:
+        takes = ", ".join(sorted(known))
+        raise ApiError(
+            400,
+            "unknown_parameter",
+            f"unknown query parameter{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"{request.method} {request.url_rule} takes {takes}",
+            detail={"unknown": unknown, "known": sorted(known)},
+        )
+
+
+def _pretty(response: Response) -> Response:
+    """An API answer indented when asked with ``?pretty`` (as Elasticsearch answers)."""
+    if request.blueprint in _API_BLUEPRINTS and "pretty" in request.args and response.is_json:
+        body = response.get_json(silent=True)
+        if body is not None:
+            response.set_data(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+    return response
+
+
 def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
     """The service app (see the module doc)."""
     settings = config if isinstance(config, Settings) else Settings.from_env(**dict(config or {}))
@@ -177,6 +223,8 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
     )
     register_error_handlers(app)
     app.before_request(_check_request)
+    app.before_request(_check_parameters)
+    app.after_request(_pretty)
     for module in (meta, indices, documents, search, clusters, jobs, web):
         app.register_blueprint(module.bp)
 

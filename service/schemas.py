@@ -11,6 +11,7 @@ from marshmallow import ValidationError, validates_schema
 
 __all__ = [
     "ClusterOut",
+    "ClusterQuery",
     "ClustersOut",
     "ClustersQuery",
     "DedupeIn",
@@ -106,13 +107,13 @@ class DuplicatesOut(Schema):
     status = String(metadata={"description": "the looked-up text's or record's status (ok, too_short, empty)"})
 
 
-class SearchQuery(Schema):
-    #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
-    MAX_RESULT_WINDOW = 10_000
+#: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
+MAX_RESULT_WINDOW = 10_000
 
-    q = String(load_default="", validate=Length(max=2000))
-    hide_duplicates = Boolean(load_default=False)
-    size = Integer(load_default=10, validate=Range(0, 100))
+
+class _Paged(Schema):
+    """``from`` (and a subclass's ``size``): a page of at most Elasticsearch's result window."""
+
     from_ = Integer(
         load_default=0,
         data_key="from",
@@ -122,12 +123,18 @@ class SearchQuery(Schema):
 
     @validates_schema
     def _inside_result_window(self, data: dict[str, Any], **_: Any) -> None:
-        if data["from_"] + data["size"] > self.MAX_RESULT_WINDOW:
+        if data["from_"] + data["size"] > MAX_RESULT_WINDOW:
             raise ValidationError(
-                f"from + size is {data['from_'] + data['size']}; it may be at most {self.MAX_RESULT_WINDOW} "
+                f"from + size is {data['from_'] + data['size']}; it may be at most {MAX_RESULT_WINDOW} "
                 "(Elasticsearch's index.max_result_window)",
                 "from",
             )
+
+
+class SearchQuery(_Paged):
+    q = String(load_default="", validate=Length(max=2000))
+    hide_duplicates = Boolean(load_default=False)
+    size = Integer(load_default=10, validate=Range(0, 100))
 
 
 class HitOut(Schema):
@@ -156,6 +163,15 @@ class ClustersQuery(Schema):
     size = Integer(load_default=20, validate=Range(1, 1000))
 
 
+class ClusterQuery(_Paged):
+    size = Integer(load_default=100, validate=Range(1, 1000), metadata={"description": "members in this page"})
+    text_chars = Integer(
+        load_default=None,
+        validate=Range(0, None),
+        metadata={"description": "each member's text cut to this many characters (0: no text); default: whole"},
+    )
+
+
 class ClusterSummary(Schema):
     cluster = String()
     size = Integer()
@@ -173,6 +189,7 @@ class MemberOut(Schema):
     id = String()
     title = String(allow_none=True)
     text = String(allow_none=True)
+    text_length = Integer(allow_none=True, metadata={"description": "the whole text's length in characters"})
     canonical = Boolean()
     duplicate_of = String(allow_none=True)
     distance = Integer(allow_none=True)
@@ -184,7 +201,7 @@ class MemberOut(Schema):
 
 class ClusterOut(Schema):
     cluster = String()
-    size = Integer()
+    size = Integer(metadata={"description": "every member of the cluster, not only this page's"})
     members = List(Nested(MemberOut))
 
 

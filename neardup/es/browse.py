@@ -16,6 +16,7 @@ from .documents import text_value
 _CLUSTER = schema.path(schema.CLUSTER)
 _IS_DUPLICATE = schema.path(schema.IS_DUPLICATE)
 _INDEXED_AT = schema.path(schema.INDEXED_AT)
+_FINGERPRINT = schema.path(schema.FINGERPRINT)
 
 __all__ = ["get_cluster", "list_clusters", "overview", "search"]
 
@@ -120,47 +121,67 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
     }
 
 
-def get_cluster(client: Elasticsearch, index: str, cluster: str, size: int = 1000) -> dict[str, Any] | None:
-    """One cluster's members, canonical first, with the distance of each to the canonical and to
-    the document it was matched to; None when no document has that cluster id."""
+def get_cluster(
+    client: Elasticsearch, index: str, cluster: str, size: int = 100, from_: int = 0, text_chars: int | None = None
+) -> dict[str, Any] | None:
+    """A page of one cluster's members: the canonical first, then by ``neardup.indexed_at``, each with its
+    distance to the canonical and to the document it was matched to; ``size`` in the answer counts every member.
+    ``text_chars`` cuts each text to that many characters (0: none is read), ``text_length`` is its whole length.
+    None when no document has that cluster id."""
+    read = [schema.FINGERPRINT, schema.DUPLICATE_OF, schema.DISTANCE, schema.SIMILARITY, schema.INDEXED_AT]
+    fields = ["title", *map(schema.path, [*read, schema.STATUS])] + ([] if text_chars == 0 else ["text"])
     resp = client.search(
         index=index,
-        query={"term": {_CLUSTER: cluster}},
+        # the canonical (the document the cluster is named by) scores 1, the others 0: it leads the first page
+        query={
+            "bool": {
+                "filter": [{"term": {_CLUSTER: cluster}}],
+                "should": [{"constant_score": {"filter": {"ids": {"values": [cluster]}}}}],
+            }
+        },
         size=size,
-        sort=[{_INDEXED_AT: {"order": "asc", "unmapped_type": "date"}}],
-        source_includes=["title", "text", schema.ROOT],
+        from_=from_,
+        sort=["_score", {_INDEXED_AT: {"order": "asc", "unmapped_type": "date"}}],
+        source_includes=fields,
         track_total_hits=True,
     )
-    hits = resp["hits"]["hits"]
-    if not hits:
+    total = int(resp["hits"]["total"]["value"])
+    if not total:
         return None
+    hits = resp["hits"]["hits"]
+    canonical_fp = _first_fingerprint(next((h["_source"] for h in hits if h["_id"] == cluster), None))
+    if canonical_fp is None and from_ > 0:  # the canonical is on the first page
+        found = client.options(ignore_status=404).get(index=index, id=cluster, source_includes=[_FINGERPRINT])
+        canonical_fp = _first_fingerprint(found.get("_source") if found.get("found") else None)
     members = []
-    canonical_fp = None
-    for h in hits:
-        if h["_id"] == cluster:
-            fps = (h["_source"].get(schema.ROOT) or {}).get(schema.FINGERPRINT) or []
-            canonical_fp = to_unsigned(int(fps[0])) if fps else None
     for h in hits:
         src = h["_source"]
         nd = src.get(schema.ROOT) or {}
-        fps = nd.get(schema.FINGERPRINT) or []
-        to_canonical = hamming(to_unsigned(int(fps[0])), canonical_fp) if fps and canonical_fp is not None else None
+        fp = _first_fingerprint(src)
+        text = text_value(src.get("text"))
+        shown = text if text is None or text_chars is None else text[:text_chars]
         members.append(
             {
                 "id": h["_id"],
                 "title": text_value(src.get("title")),
-                "text": text_value(src.get("text")),
+                "text": shown,
+                "text_length": None if text is None else len(text),
                 "canonical": h["_id"] == cluster,
                 "duplicate_of": nd.get(schema.DUPLICATE_OF),
                 "distance": nd.get(schema.DISTANCE),
                 "similarity": nd.get(schema.SIMILARITY),
-                "distance_to_canonical": to_canonical,
+                "distance_to_canonical": None if fp is None or canonical_fp is None else hamming(fp, canonical_fp),
                 "indexed_at": nd.get(schema.INDEXED_AT),
                 "status": nd.get(schema.STATUS),
             }
         )
-    members.sort(key=lambda m: (not m["canonical"], m["indexed_at"] or "", m["id"]))
-    return {"cluster": cluster, "size": int(resp["hits"]["total"]["value"]), "members": members}
+    return {"cluster": cluster, "size": total, "members": members}
+
+
+def _first_fingerprint(source: dict[str, Any] | None) -> int | None:
+    """The first-seed fingerprint a document's ``_source`` holds (unsigned), if any."""
+    fps = ((source or {}).get(schema.ROOT) or {}).get(schema.FINGERPRINT) or []
+    return to_unsigned(int(fps[0])) if fps else None
 
 
 def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> dict[str, Any]:

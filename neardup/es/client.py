@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -50,9 +50,11 @@ IMPORTS_INDEX = "neardup-imports"
 #: neardup's own state, never user data: the service neither reads nor writes them for a request
 INTERNAL_INDICES = frozenset({JOBS_INDEX, IMPORTS_INDEX})
 
-# a subset of Elasticsearch's rules (lowercase, none of \ / * ? " < > | space , #, not starting with - _ +, not . or
-# ..): ASCII only, and no leading "." either (those are internal indices, see is_internal_index)
-_INDEX_RE = re.compile(r"^(?![-_+.])[a-z0-9][a-z0-9._+-]{0,254}$|^[a-z0-9]$")
+#: what Elasticsearch refuses anywhere in an index name (``:`` names a remote cluster)
+_INDEX_FORBIDDEN = frozenset('\\/*?"<>|,#: ')
+_FORBIDDEN_SHOWN = '\\ / * ? " < > | , # :'
+#: Elasticsearch's limit on an index name, in UTF-8 bytes
+_INDEX_NAME_BYTES = 255
 
 
 class ESUnavailable(NeardupError):
@@ -70,20 +72,46 @@ def location(client: Elasticsearch) -> str:
 
 
 def validate_index_name(name: str) -> str:
-    """Return ``name`` if neardup takes it as an index name, else raise UsageError. neardup's names are a subset
-    of Elasticsearch's: ASCII lowercase letters, digits and ``. _ - +`` (not first), where Elasticsearch also takes
-    lowercase letters of other scripts (``新闻``), which neardup refuses.
+    """Return ``name`` if neardup takes it as an index name, else raise UsageError. neardup's names are
+    Elasticsearch's without the hidden ones: lowercase (letters of any script, ``新闻`` included), none of
+    ``\\ / * ? " < > | , # :``, no spaces or control characters, not first ``- _ + .``, at most 255 bytes in
+    UTF-8. A name starting with "." is Elasticsearch's or a plugin's (see :func:`is_internal_index`).
 
-    >>> validate_index_name("news-2024")
-    'news-2024'
+    >>> validate_index_name("news-2024"), validate_index_name("新闻-2024")
+    ('news-2024', '新闻-2024')
     >>> validate_index_name("News")
     Traceback (most recent call last):
     ...
-    neardup.errors.UsageError: invalid index name 'News': use lowercase letters, digits and . _ - + (not first)
+    neardup.errors.UsageError: invalid index name 'News': it has uppercase letters
+    >>> validate_index_name("新" * 86)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    neardup.errors.UsageError: invalid index name ...(86 characters): it has 258 bytes in UTF-8; the limit is 255
     """
-    if not isinstance(name, str) or not _INDEX_RE.match(name) or name in {".", ".."}:
-        raise UsageError(f"invalid index name {name!r}: use lowercase letters, digits and . _ - + (not first)")
+    problem = _index_name_problem(name)
+    if problem:
+        long = isinstance(name, str) and len(name) > 40
+        shown = f"{name[:10]!r}… ({len(name)} characters)" if long else repr(name)
+        raise UsageError(f"invalid index name {shown}: {problem}")
     return name
+
+
+def _index_name_problem(name: object) -> str:
+    """What makes ``name`` no index name for neardup (see :func:`validate_index_name`); "" when nothing."""
+    if not isinstance(name, str) or not name:
+        return "it is empty" if name == "" else "it is not a string"
+    bad = sorted({c for c in name if c in _INDEX_FORBIDDEN or unicodedata.category(c)[0] in "CZ"})
+    if bad:
+        listed = ", ".join(repr(c) for c in bad)
+        return f"it has {listed}; an index name has no spaces, control characters or any of {_FORBIDDEN_SHOWN}"
+    if name != name.lower():
+        return "it has uppercase letters"
+    if name[0] in "-_+.":
+        return f"it starts with {name[0]!r}"
+    size = len(name.encode("utf-8"))
+    if size > _INDEX_NAME_BYTES:
+        return f"it has {size} bytes in UTF-8; the limit is {_INDEX_NAME_BYTES}"
+    return ""
 
 
 def is_internal_index(name: str) -> bool:

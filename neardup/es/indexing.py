@@ -15,9 +15,11 @@ A batch is all-or-nothing by default (``IngestConfig.atomic``): when Elasticsear
 items written before are put back as they were (deleted, or their previous version restored). A
 partial batch (``atomic=False``) keeps what was written, and the written documents are assigned again
 without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document that was not written.
-When Elasticsearch goes away after a first chunk was written, the documents not sent are refused ones; an
-all-or-nothing batch that then cannot be undone raises :class:`~neardup.errors.BatchNotUndone`, naming
-the documents that may stay written.
+When Elasticsearch goes away (or does not answer in time) after a first chunk was written, the documents no answer
+came for are refused ones (``unanswered``): a chunk it did not answer may be written all the same, so an
+all-or-nothing batch undoes them with the written ones, and a partial batch's answer says they may be written. An
+all-or-nothing batch that then cannot be undone raises :class:`~neardup.errors.BatchNotUndone`, naming the
+documents that may stay written.
 """
 
 from __future__ import annotations
@@ -69,6 +71,13 @@ class IngestConfig:
     atomic: bool = True
 
 
+#: the error type of a bulk item no answer came for (not one of Elasticsearch's)
+_NO_ANSWER = "no_answer"
+_NO_ANSWER_REASON = (
+    "no answer came from Elasticsearch for this document (it became unreachable, or did not answer in time)"
+)
+
+
 @dataclass(frozen=True)
 class Assigned:
     cluster: str
@@ -89,6 +98,8 @@ class ItemResult:
     error: str | None = None
     #: Elasticsearch's status for a refused item
     error_status: int | None = None
+    #: no answer came for it (Elasticsearch went away, or did not answer in time): it may be written or not
+    unanswered: bool = False
 
     @property
     def written(self) -> bool:
@@ -318,9 +329,16 @@ def _settle_refusals(
     refused = {r.id for r in results if r.status == "error"}
     if not refused:
         return None
-    if config.atomic:
-        _undo(client, index, [r.id for r in results if r.written], previous, config)
-        return [r if r.status == "error" else ItemResult(r.id, "not_written", None, None, None, None) for r in results]
+    if config.atomic:  # what may be written is undone too: putting back or deleting what was not changes nothing
+        _undo(client, index, [r.id for r in results if r.written or r.unanswered], previous, config)
+        return [
+            ItemResult(r.id, "not_written", None, None, None, None)
+            if r.written
+            else replace(r, error=f"{_NO_ANSWER_REASON}; undone with the batch")
+            if r.unanswered
+            else r
+            for r in results
+        ]
     if not any({r.cluster, r.duplicate_of} & refused for r in results if r.written):
         return None
     redone = {r.id: r for r in again([k for k, r in enumerate(results) if r.written])}
@@ -398,8 +416,8 @@ def _undo(
         refresh=config.refresh,
         pipeline=NO_PIPELINE,
     )
-    try:
-        failed = [item for ok, item in stream if not ok]
+    try:  # deleting a document that is not there (it was never written) is done
+        failed = [item for ok, item in stream if not ok and item.get("delete", {}).get("status") != 404]
     except (ESConnectionError, ConnectionTimeout) as exc:
         raise BatchNotUndone(list(ids)) from exc
     if failed:
@@ -450,7 +468,8 @@ def _bulk(
 ) -> list[tuple[bool, dict[str, Any]]]:
     """Every action's (accepted, bulk item), in the order of ``actions`` (``streaming_bulk`` yields an item it
     retried after the rest of its chunk). Raises the client's ConnectionError when nothing was written; when
-    Elasticsearch goes away after a first chunk was, the items not sent are refused ones."""
+    Elasticsearch goes away (or does not answer in time) after a first chunk was, the items no answer came for are
+    refused ones of type :data:`_NO_ANSWER`: those of the chunk it did not answer may be written all the same."""
     by_id: dict[str, tuple[bool, dict[str, Any]]] = {}
     stream = helpers.streaming_bulk(
         client,
@@ -472,7 +491,7 @@ def _bulk(
     except (ESConnectionError, ConnectionTimeout):
         if not by_id:
             raise  # nothing was written: Elasticsearch is away (the service answers 503)
-    gone = {"type": "unavailable", "reason": "Elasticsearch became unreachable before this document was sent"}
+    gone = {"type": _NO_ANSWER, "reason": f"{_NO_ANSWER_REASON}: it may be written or not"}
     return [by_id.get(a["_id"], (False, {"_id": a["_id"], "error": gone})) for a in actions]
 
 
@@ -491,8 +510,9 @@ def _item(
     err = info.get("error")
     reason = err.get("reason", str(err)) if isinstance(err, dict) else str(err)
     code = info.get("status")
-    return _refused(str(info.get("_id")), reason, code if isinstance(code, int) else None)
+    unanswered = isinstance(err, dict) and err.get("type") == _NO_ANSWER
+    return _refused(str(info.get("_id")), reason, code if isinstance(code, int) else None, unanswered)
 
 
-def _refused(doc_id: str, reason: str, status: int | None) -> ItemResult:
-    return ItemResult(doc_id, "error", None, None, None, None, reason, status)
+def _refused(doc_id: str, reason: str, status: int | None, unanswered: bool = False) -> ItemResult:
+    return ItemResult(doc_id, "error", None, None, None, None, reason, status, unanswered)

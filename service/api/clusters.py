@@ -9,7 +9,7 @@ from apiflask import APIBlueprint
 from neardup.es.browse import get_cluster, list_clusters
 
 from ..errors import ApiError
-from ..schemas import ClusterOut, ClustersOut, ClustersQuery
+from ..schemas import ClusterOut, ClusterQuery, ClustersOut, ClustersQuery
 from ..state import state
 from .common import checked_index
 
@@ -28,11 +28,15 @@ def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
+@bp.input(ClusterQuery, location="query", arg_name="query")
 @bp.output(ClusterOut)
-@bp.doc(summary="One cluster's members with their Hamming distances", responses={404: "no such cluster"})
-def cluster_view(index: str, cluster_id: str) -> dict[str, Any]:
+@bp.doc(
+    summary="A page of one cluster's members, canonical first, with their Hamming distances",
+    responses={404: "no such cluster"},
+)
+def cluster_view(index: str, cluster_id: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
-    found = get_cluster(state().client, index, cluster_id)
+    found = get_cluster(state().client, index, cluster_id, query["size"], query["from_"], query["text_chars"])
     if found is None:
         raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
     return found

@@ -32,6 +32,8 @@ LAST_PAGE = 500
 #: how many members the cluster page compares with the canonical (a character diff of two long texts takes a
 #: noticeable fraction of a second; the others are listed)
 COMPARED = 20
+#: how many more members the cluster page lists, by title
+LISTED = 180
 
 
 @bp.errorhandler(ApiError)
@@ -83,14 +85,18 @@ def clusters_page() -> str:
 @bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
 def cluster_page(cluster_id: str) -> str:
     index = _index()
-    data = get_cluster(state().client, index, cluster_id, size=200)
+    data = get_cluster(state().client, index, cluster_id, size=COMPARED + 1, text_chars=MAX_CHARS)
     if data is None:
         raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
     members = data["members"]
     canonical = next((m for m in members if m["canonical"]), members[0])
     others = [m for m in members if m is not canonical]
+    listed: list[dict[str, Any]] = []
+    if data["size"] > len(members):  # the rest by title only
+        rest = get_cluster(state().client, index, cluster_id, size=LISTED, from_=len(members), text_chars=0)
+        listed = rest["members"] if rest is not None else []
     rows: list[dict[str, Any]] = []
-    for m in others[:COMPARED]:
+    for m in others:
         left, right = side_by_side(canonical.get("text") or "", m.get("text") or "")
         rows.append({"member": m, "left": left, "right": right})
     return render_template(
@@ -99,7 +105,7 @@ def cluster_page(cluster_id: str) -> str:
         data=data,
         canonical=canonical,
         rows=rows,
-        listed=others[COMPARED:],
+        listed=listed,
         chars=MAX_CHARS,
     )
 

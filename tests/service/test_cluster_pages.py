@@ -1,0 +1,60 @@
+"""One cluster's members a page at a time (``size``, ``from``), the canonical leading the first, every page with its
+distances to the canonical; texts cut to ``text_chars`` (or left out), with their whole length."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+pytestmark = pytest.mark.es
+
+BASE = (
+    "北京今天召开新闻发布会，介绍冬奥会筹备工作进展情况，场馆建设已经全部完成，志愿者培训也已开始，"
+    "交通保障和医疗服务方案已经确定，各项测试赛将在下个月陆续举行。"
+)
+ENDINGS = ["记者报道。", "本报讯。", "新华社电。", "特此通知。", "完。", "供稿。", "编辑整理。"]
+
+
+@pytest.fixture
+def clustered(api: FlaskClient, index_name: str) -> str:
+    docs = [{"id": f"m{k}", "title": f"标题{k}", "text": BASE + end} for k, end in enumerate(ENDINGS)]
+    resp = api.post(f"/v1/indices/{index_name}/documents?refresh=wait_for", json=docs)
+    assert resp.status_code == 200 and {i["cluster"] for i in resp.json["items"]} == {"m0"}, resp.json
+    return index_name
+
+
+def _page(api: FlaskClient, index: str, **query: Any) -> dict[str, Any]:
+    resp = api.get(f"/v1/indices/{index}/clusters/m0", query_string=query)
+    assert resp.status_code == 200, resp.json
+    return resp.json  # type: ignore[no-any-return]
+
+
+def test_pages_of_a_cluster_hold_every_member_once_canonical_first(api: FlaskClient, clustered: str) -> None:
+    pages = [_page(api, clustered, size=3, **{"from": start}) for start in (0, 3, 6)]
+    ids = [m["id"] for p in pages for m in p["members"]]
+    assert sorted(ids) == sorted(f"m{k}" for k in range(len(ENDINGS))) and len(ids) == len(set(ids))
+    assert [len(p["members"]) for p in pages] == [3, 3, 1] and {p["size"] for p in pages} == {len(ENDINGS)}
+    assert ids[0] == "m0" and pages[0]["members"][0]["canonical"]
+    assert ids == [m["id"] for m in _page(api, clustered)["members"]]  # the pages in the one-page order
+    later = [m for p in pages[1:] for m in p["members"]]
+    assert all(isinstance(m["distance_to_canonical"], int) for m in later)  # the canonical read for later pages
+    assert _page(api, clustered, size=3, **{"from": 9})["members"] == []
+
+
+def test_texts_are_cut_or_left_out(api: FlaskClient, clustered: str) -> None:
+    whole = {m["id"]: m for m in _page(api, clustered)["members"]}
+    cut = _page(api, clustered, text_chars=5)["members"]
+    assert all(m["text"] == whole[m["id"]]["text"][:5] for m in cut)
+    assert all(m["text_length"] == len(whole[m["id"]]["text"]) for m in cut)
+    none = _page(api, clustered, text_chars=0)["members"]
+    assert all(m["text"] is None and m["title"] == whole[m["id"]]["title"] for m in none)
+
+
+@pytest.mark.parametrize(
+    "query", [{"size": 0}, {"size": 1001}, {"from": 9990, "size": 20}, {"from": -1}, {"text_chars": -1}]
+)
+def test_a_page_outside_the_limits_is_a_400(api: FlaskClient, clustered: str, query: dict[str, Any]) -> None:
+    resp = api.get(f"/v1/indices/{clustered}/clusters/m0", query_string=query)
+    assert resp.status_code == 400, resp.json
