@@ -9,8 +9,11 @@ STAMP := $(VENV)/.neardup-installed
 
 .PHONY: install demo test lint typecheck bench es-start es-stop clean
 
+# made whole or not at all: a venv left half-made (no ensurepip, a Python too old) would be reused by every later run
 $(PYTHON):
-	$(BASE_PYTHON) -m venv $(VENV)
+	@$(BASE_PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "neardup needs Python 3.11 or newer, and $(BASE_PYTHON) is " + sys.version.split()[0] + ": name another with BASE_PYTHON (BASE_PYTHON=python3.11 make test)")'
+	rm -rf $(VENV)
+	$(BASE_PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "creating $(VENV) failed: on Debian or Ubuntu install python3-venv"; exit 1; }
 
 $(STAMP): pyproject.toml | $(PYTHON)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --upgrade pip

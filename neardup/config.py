@@ -129,20 +129,23 @@ def _coerce(name: str, raw: str, kind: type) -> Any:
 
     >>> _coerce("flag_in_es", "Off", bool), _coerce("es_timeout", "2.5", float)
     (False, 2.5)
+    >>> _coerce("home", "~/nd", type(Path())) == Path.home() / "nd", _coerce("home", "nd", type(Path())) == Path.cwd() / "nd"
+    (True, True)
     >>> _coerce("flag_in_es", "ture", bool)
     Traceback (most recent call last):
     ...
     neardup.errors.UsageError: NEARDUP_FLAG_IN_ES='ture' is not a boolean: use true or false (1/0, yes/no, on/off)
     """
-    if kind is Path:
-        return Path(raw).expanduser()
+    if issubclass(kind, Path):  # the default's own type (PosixPath): a home the same from any working directory
+        return Path(raw).expanduser().absolute()
     if kind is bool:
         if raw.lower() in _TRUE | _FALSE:
             return raw.lower() in _TRUE
         raise UsageError(
             f"{ENV_PREFIX}{name.upper()}={raw!r} is not a boolean: use true or false (1/0, yes/no, on/off)"
         )
+    convert: Any = kind  # int, float or str
     try:
-        return kind(raw)
+        return convert(raw)
     except ValueError as exc:
         raise UsageError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc

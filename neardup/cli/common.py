@@ -55,6 +55,9 @@ def reports_errors(func: F) -> F:
             )
         except ESApiError as exc:
             fail(f"Elasticsearch refused the request: {exc.message} ({exc.meta.status})")
+        except OSError as exc:  # a folder or file of NEARDUP_HOME, --data or an input that cannot be made or read
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(f"cannot use{where}: {exc.strerror or exc}")
 
     return wrapper  # type: ignore[return-value]
 

@@ -24,9 +24,11 @@ from .common import reports_errors
 __all__ = ["demo_cmd", "load_demo"]
 
 BATCH = 100
+#: the index the demo corpus is loaded into (the web page's default, ``NEARDUP_UI_INDEX``)
+DEMO_INDEX = "demo-news"
 
 
-def load_demo(settings: Settings, index: str = "demo-news") -> dict[str, Any]:
+def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
     """(Re)create ``index`` and ingest the demo corpus in batches, as a client of the service would."""
     client = make_client(settings)
     client.indices.delete(index=index, ignore_unavailable=True)
@@ -49,8 +51,18 @@ def load_demo(settings: Settings, index: str = "demo-news") -> dict[str, Any]:
 @click.option("--es-port", type=click.IntRange(1024, 65000), default=9200, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
 @click.option("--no-serve", is_flag=True, help="Load the corpus and exit (Elasticsearch keeps running).")
-@click.option("--es-url", default=None, help="Use this Elasticsearch instead of starting the embedded one.")
-def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, es_url: str | None) -> None:
+@click.option(
+    "--if-missing",
+    is_flag=True,
+    help="Load the corpus only when the demo index does not exist yet (keep what was posted to it since).",
+)
+@click.option(
+    "--es-url",
+    envvar="NEARDUP_ES_URL",
+    default=None,
+    help="Use this Elasticsearch instead of starting the embedded one (default: NEARDUP_ES_URL when set).",
+)
+def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, if_missing: bool, es_url: str | None) -> None:
     """Start the embedded Elasticsearch, load a demo corpus through the ingest pipeline, serve the API."""
 
     @reports_errors
@@ -62,12 +74,16 @@ def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, es_url: str 
             info, _ = esnode.start(base.home, base.home / "es-data", port=es_port)
             url_of_es = info.url
         settings = Settings.from_env(es_url=url_of_es)
-        out = load_demo(settings)
-        click.echo(
-            f"Elasticsearch at {url_of_es}; indexed {out['indexed']} documents into "
-            f"{out['index']} ({out['duplicates']} flagged as near-duplicates, {out['errors']} errors) "
-            f"in {time.perf_counter() - start:.0f}s"
-        )
+        if if_missing and make_client(settings).indices.exists(index=DEMO_INDEX):
+            out = {"index": DEMO_INDEX}
+            click.echo(f"Elasticsearch at {url_of_es}; {DEMO_INDEX} exists, kept as it is (--if-missing)")
+        else:
+            out = load_demo(settings)
+            click.echo(
+                f"Elasticsearch at {url_of_es}; indexed {out['indexed']} documents into "
+                f"{out['index']} ({out['duplicates']} flagged as near-duplicates, {out['errors']} errors) "
+                f"in {time.perf_counter() - start:.0f}s"
+            )
         url = f"http://127.0.0.1:{port}"
         click.echo(f"open {url}/  (search with the hide-duplicates switch, clusters, overview)")
         click.echo(f"  API: {url}/v1/indices/{out['index']}/search?q=经济&hide_duplicates=true  ·  {url}/docs")

@@ -51,7 +51,8 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
     if started:
         click.echo(f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})")
     else:
-        click.echo(f"already running: {info.url} (pid {info.pid}); nothing to do")
+        asked = "" if (info.port, info.nodes) == (port, nodes) else " (as it was started; `neardup es stop` it first)"
+        click.echo(f"already running: {info.url} ({info.nodes} node(s), pid {info.pid}){asked}; nothing to do")
 
 
 @es.command("status")

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -15,7 +15,7 @@ import click
 from tqdm import tqdm
 
 from neardup.config import Settings
-from neardup.errors import UsageError
+from neardup.errors import NeardupError, UsageError
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
 from neardup.es.json_input import JSONRefused, decode_text
 from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
@@ -54,10 +54,18 @@ def written_whole(output: Path) -> Iterator[IO[str]]:
     so there is never a half-written output; a path that cannot be written ends the command with a message."""
     tmp = output.with_name(output.name + ".part")
     try:
-        with open(tmp, "w", encoding="utf-8") as out:
-            yield out
+        out = open(tmp, "w", encoding="utf-8")  # noqa: SIM115 (closed below, the part file removed on any failure)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror}", 2)
+    try:
+        with out:
+            yield out
+    except OSError as exc:  # the disk filled up, say
+        tmp.unlink(missing_ok=True)
+        fail(f"cannot write {output}: {exc.strerror}", 2)
+    except BaseException:  # interrupted, or the command failed: no part file is left behind
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(output)
 
 
@@ -293,7 +301,11 @@ def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str,
         seed_list = [int(s) for s in seeds.split(",") if s.strip()]
     except ValueError:
         raise click.BadParameter(f"{seeds!r}: whole numbers separated by commas", param_hint="--seeds") from None
-    report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
-    click.echo(report.table())
-    if output is not None:
-        report.write_json(output)
+    with written_whole(output) if output is not None else nullcontext() as out:  # unwritable: refused before the run
+        try:
+            report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
+        except NeardupError as exc:  # a corpus that cannot be fetched or built (npm, network)
+            fail(str(exc), exc.exit_code)
+        click.echo(report.table())
+        if out is not None:
+            out.write(report.json_text())

@@ -112,5 +112,21 @@ def import_objects(kibana_url: str, objects: list[dict[str, Any]], timeout: floa
         raise KibanaError(f"Kibana answered {resp.status_code}: {resp.text[:300]}")
     result: dict[str, Any] = resp.json()
     if not result.get("success"):
-        raise KibanaError("Kibana did not import every object", result.get("errors"))
+        errors = [e for e in result.get("errors") or [] if isinstance(e, dict)]
+        raise KibanaError(f"Kibana did not import every object: {_refusals(errors)}", errors)
     return result
+
+
+def _refusals(errors: list[dict[str, Any]], shown: int = 5) -> str:
+    """Kibana's per-object import errors, for a message.
+
+    >>> _refusals([{"type": "index-pattern", "id": "nd", "error": {"type": "conflict"}}])
+    'index-pattern nd (conflict)'
+    >>> _refusals([])
+    'Kibana gave no reason'
+    """
+    if not errors:
+        return "Kibana gave no reason"
+    listed = [f"{e.get('type')} {e.get('id')} ({(e.get('error') or {}).get('type', 'error')})" for e in errors[:shown]]
+    more = f", and {len(errors) - shown} more" if len(errors) > shown else ""
+    return ", ".join(listed) + more

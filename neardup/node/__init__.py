@@ -20,7 +20,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -90,7 +90,8 @@ def build_runner(home: Path) -> Path:
     """
     build_dir = home / f"es-runner-{ES_VERSION}-{_source_digest()}"
     jar = build_dir / "neardup-es-runner-0.1.0.jar"
-    if jar.exists() and (build_dir / "lib").is_dir():
+    built = build_dir / "built.ok"  # written last: a build cut short is built again
+    if built.exists():
         return build_dir
     _java()
     mvn = shutil.which("mvn")
@@ -112,6 +113,7 @@ def build_runner(home: Path) -> Path:
     if proc.returncode != 0 or not jar.exists():
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-20:])
         raise EmbeddedESError("building the embedded Elasticsearch with Maven failed", tail)
+    built.write_text("", encoding="utf-8")
     return build_dir
 
 
@@ -193,15 +195,28 @@ def start(
     ``plugin`` False starts bare Elasticsearch nodes, without neardup's plugin (as a cluster where it is not
     installed)."""
     data = data.resolve()
+    deadline = time.monotonic() + timeout
     current = running_node(data)
-    if current is not None:
+    if current is not None:  # started by an earlier command, which may still be waiting for it
+        _wait_until_healthy(current, deadline, lambda: None if running_node(data) else "it stopped", data)
         return current, False
     if nodes < 1 or nodes > 9:
         raise EmbeddedESError("--nodes must be between 1 and 9")
+    held = sorted(p.name for p in data.glob("node-[0-9]") if p.is_dir())
+    if held and len(held) != nodes:  # the cluster state on disk expects its own nodes: it would wait for them
+        raise EmbeddedESError(
+            f"{data} holds the data of a {len(held)}-node cluster ({', '.join(held)}); start it with "
+            f"`neardup es start --nodes {len(held)}`, or give another --data"
+        )
+    for stale in (data / "control").glob("st*-node-*"):  # a request to a cluster that is gone
+        stale.unlink(missing_ok=True)
     java = _java()
     for p in [*range(port, port + nodes), *range(port + 100, port + 100 + nodes)]:
         if not _port_free(p):
-            raise EmbeddedESError(f"port {p} on 127.0.0.1 is busy; choose another with --port")
+            raise EmbeddedESError(
+                f"port {p} on 127.0.0.1 is busy (the nodes take HTTP ports from {port} and transport ports from "
+                f"{port + 100}); choose another first port: neardup es start --port, neardup demo --es-port"
+            )
     classpath = _classpath(home, plugin)
     data.mkdir(parents=True, exist_ok=True)
     cmd = [
@@ -231,18 +246,36 @@ def start(
     url = f"http://127.0.0.1:{port}"
     info = NodeInfo(pid=proc.pid, port=port, nodes=nodes, url=url, data=str(data), started_at=time.time())
     _state_path(data).write_text(json.dumps(asdict(info)))
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            _state_path(data).unlink(missing_ok=True)
-            raise EmbeddedESError(f"Elasticsearch exited with status {proc.returncode}", _log_tail(data))
-        health = _health(url)
-        if health and health.get("number_of_nodes") == nodes and health.get("status") in {"green", "yellow"}:
-            return info, True
+
+    def exited() -> str | None:
+        return None if proc.poll() is None else f"it exited with status {proc.returncode}"
+
+    try:
+        _wait_until_healthy(info, deadline, exited, data)
+    except EmbeddedESError:
+        _terminate(proc.pid)
+        _state_path(data).unlink(missing_ok=True)
+        raise
+    return info, True
+
+
+def _wait_until_healthy(info: NodeInfo, deadline: float, gone: Callable[[], str | None], data: Path) -> None:
+    """Wait until the cluster ``info`` describes answers with all its nodes, green or yellow; raise when ``gone``
+    says why it never will, or at ``deadline``."""
+    while True:
+        why = gone()
+        if why is not None:
+            raise EmbeddedESError(f"Elasticsearch at {info.url}: {why}", _log_tail(data))
+        health = _health(info.url)
+        if health and health.get("number_of_nodes") == info.nodes and health.get("status") in {"green", "yellow"}:
+            return
+        if time.monotonic() > deadline:
+            raise EmbeddedESError(
+                f"Elasticsearch at {info.url} (pid {info.pid}) did not become healthy in time; "
+                "its log is below (`neardup es stop` stops it)",
+                _log_tail(data),
+            )
         time.sleep(0.5)
-    _terminate(proc.pid)
-    _state_path(data).unlink(missing_ok=True)
-    raise EmbeddedESError(f"Elasticsearch did not become healthy within {timeout:.0f}s", _log_tail(data))
 
 
 def _terminate(pid: int, grace: float = 30.0) -> None:

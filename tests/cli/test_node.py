@@ -118,3 +118,23 @@ def test_one_node_of_a_cluster_stops_and_starts_again(tmp_path: Path, es_url: st
     finally:
         client.close()
         run("es", "stop", "--data", str(data))
+
+
+def test_data_of_a_cluster_of_other_size_is_refused_before_any_start(tmp_path: Path) -> None:
+    for name in ("node-0", "node-1", "node-2"):  # what `es start --nodes 3` leaves in its data directory
+        (tmp_path / name).mkdir()
+    (tmp_path / "control").mkdir()
+    result = run("es", "start", "--data", str(tmp_path), "--port", str(free_node_port()))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "holds the data of a 3-node cluster" in result.stderr and "--nodes 3" in result.stderr
+    assert esnode.running_node(tmp_path) is None
+
+
+def test_a_home_that_cannot_be_made_is_a_message(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    env = {**os.environ, "NEARDUP_HOME": str(blocker / "home")}
+    result = run("plugin", "build", env=env)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"neardup: cannot use {blocker / 'home'}" in result.stderr
+

@@ -95,6 +95,7 @@ def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path
         (("idf", "fit", str(latin), "-o", str(tmp_path / "idf.txt")), "is not UTF-8 text"),
         (("idf", "fit", str(good), "-o", str(tmp_path / "no" / "dir" / "idf.txt")), "cannot write"),
         (("eval", "--seeds", "a,b"), "whole numbers separated by commas"),
+        (("eval", "--set", "news", "--output", str(tmp_path / "no" / "dir" / "e.json")), "cannot write"),  # not run
         (("cluster", str(good), "-o", str(tmp_path / "o.jsonl"), "--fields", str(not_an_object)), "must be an object"),
     ]
     for args, message in cases:
@@ -102,6 +103,7 @@ def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr[-400:])
         assert "Traceback" not in result.stderr, args
     assert not (tmp_path / "idf.txt").exists() and not (tmp_path / "o.jsonl").exists()
+    assert not list(tmp_path.rglob("*.part"))
     # a bad line names the option that skips it, on every command that reads lines
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "text": 5}\n' + good.read_text(encoding="utf-8"), encoding="utf-8")
