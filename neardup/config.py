@@ -129,7 +129,8 @@ def _coerce(name: str, raw: str, kind: type) -> Any:
 
     >>> _coerce("flag_in_es", "Off", bool), _coerce("es_timeout", "2.5", float)
     (False, 2.5)
-    >>> _coerce("home", "~/nd", type(Path())) == Path.home() / "nd", _coerce("home", "nd", type(Path())) == Path.cwd() / "nd"
+    >>> home = type(Path())
+    >>> _coerce("home", "~/nd", home) == Path.home() / "nd", _coerce("home", "nd", home) == Path.cwd() / "nd"
     (True, True)
     >>> _coerce("flag_in_es", "ture", bool)
     Traceback (most recent call last):

@@ -180,9 +180,12 @@ def fingerprint_in_pipeline(
     try:
         resp = client.ingest.simulate(pipeline=pipeline_body(settings=settings), docs=[{"_source": s} for s in sources])
     except BadRequestError as exc:
-        if "No processor type exists with name" in str(exc):
+        if _no_processor(exc):
             raise ClusterFingerprintFailed(str(PluginMissing([]))) from exc
-        raise
+        reason = exc.body.get("error", {}).get("reason") if isinstance(exc.body, dict) else None
+        raise ClusterFingerprintFailed(
+            f"the cluster's neardup processor refused the pipeline: {reason or exc.message}"
+        ) from exc
     out: list[Record] = []
     for k, item in enumerate(resp["docs"]):
         if "error" in item:
@@ -247,10 +250,21 @@ def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settin
         client.ingest.put_pipeline(id=pipeline, body=pipeline_body(flag, settings))
     except BadRequestError as exc:
         error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
-        if error.get("processor_type") == PROCESSOR or f"[{PROCESSOR}] is not installed" in str(error.get("reason")):
+        if _no_processor(exc):
             raise PluginMissing([]) from exc
+        if error.get("processor_type") == PROCESSOR:  # there, but it refuses the definition (another version?)
+            raise UsageError(
+                f"the cluster's neardup processor refused the pipeline {pipeline}: {error.get('reason')}; its plugin "
+                f"may be of another neardup version than this one (neardup plugin build, then install that zip)"
+            ) from exc
         raise
     return pipeline
+
+
+def _no_processor(exc: BadRequestError) -> bool:
+    """Did Elasticsearch refuse a pipeline for want of the neardup processor (no plugin on some node)?"""
+    text = str(exc.body) if exc.body is not None else str(exc)
+    return f"No processor type exists with name [{PROCESSOR}]" in text or f"[{PROCESSOR}] is not installed" in text
 
 
 def use_pipeline(client: Elasticsearch, index: str, pipeline: str) -> None:

@@ -137,4 +137,3 @@ def test_a_home_that_cannot_be_made_is_a_message(tmp_path: Path) -> None:
     result = run("plugin", "build", env=env)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert f"neardup: cannot use {blocker / 'home'}" in result.stderr
-

@@ -254,6 +254,76 @@ def test_a_document_without_an_id_is_refused_clearly(es: Elasticsearch, flag_pip
     assert reason.startswith("flagging needs the document's _id"), reason
 
 
+def test_a_simulated_document_without_its_index_is_refused_clearly(es: Elasticsearch, flag_pipeline: str) -> None:
+    """``_simulate`` gives a document without ``_index`` the index "_index", which no search can read."""
+    resp = es.ingest.simulate(id=flag_pipeline, docs=[{"_id": "a", "_source": {"text": "国务院今天召开常务会议。"}}])
+    reason = resp["docs"][0]["error"]["reason"]
+    assert reason.startswith("flagging searches the document's index") and "_simulate" in reason, reason
+
+
+def test_writing_through_an_alias_of_indices_holding_one_id_twice(
+    es: Elasticsearch, flag_pipeline: str, index_name: str
+) -> None:
+    """A search through an alias of several indices (rollover) may find one id in two of them: it is one candidate."""
+    text = load_peoples_daily()[0].text
+    older, newer, alias = f"{index_name}-1", f"{index_name}-2", index_name
+    try:
+        for index in (older, newer):
+            setup_index(es, index)
+            es.index(index=index, id="x", document={"text": text}, pipeline=flag_pipeline, refresh=True)
+        es.indices.update_aliases(
+            actions=[
+                {"add": {"index": older, "alias": alias}},
+                {"add": {"index": newer, "alias": alias, "is_write_index": True}},
+            ]
+        )
+        written = _bulk(es, alias, {"y": _reprint(text)}, flag_pipeline)["y"]
+        assert written.get("result") == "created", written
+        stored = _stored(es, newer, ["y"])["y"]
+        assert stored[schema.CLUSTER] == "x" and stored[schema.DUPLICATE_OF] == "x"
+    finally:
+        es.indices.delete(index=[older, newer], ignore_unavailable=True)
+        for index in (older, newer):
+            es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{index}")
+
+
+def test_the_drift_guard_reads_a_canonical_through_an_alias_of_several_indices(
+    es: Elasticsearch, flag_pipeline: str, index_name: str, fp: Fingerprinter
+) -> None:
+    """The canonical a, no candidate of c and out of the window, is read through the alias c is written to; a real-time
+    ``mget`` cannot read through an alias of several indices."""
+    texts, want = _drift_chain(fp)
+    older, newer, alias = f"{index_name}-1", f"{index_name}-2", index_name
+    try:
+        for index in (older, newer):
+            setup_index(es, index)
+        for doc_id in ("a", "b"):
+            es.index(index=older, id=doc_id, document={"text": texts[doc_id]}, pipeline=NO_WINDOW, refresh=True)
+        es.indices.update_aliases(
+            actions=[
+                {"add": {"index": older, "alias": alias}},
+                {"add": {"index": newer, "alias": alias, "is_write_index": True}},
+            ]
+        )
+        es.index(index=alias, id="c", document={"text": texts["c"]}, pipeline=NO_WINDOW, refresh=True)
+        got = _assignments(_stored(es, older, ["a", "b"]) | _stored(es, newer, ["c"]))
+        assert got == want
+    finally:
+        es.indices.delete(index=[older, newer], ignore_unavailable=True)
+        for index in (older, newer):
+            es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{index}")
+
+
+def test_an_index_neardup_did_not_set_up_says_how_to(es: Elasticsearch, flag_pipeline: str, index_name: str) -> None:
+    """Its first write maps the neardup fields dynamically (the block fields as text); later writes say so."""
+    articles = load_peoples_daily()
+    first = _bulk(es, index_name, {"a": articles[0].text}, flag_pipeline)["a"]
+    assert first.get("result") == "created", first
+    es.indices.refresh(index=index_name)
+    later = _bulk(es, index_name, {"b": articles[1].text}, flag_pipeline)["b"]
+    assert "neardup setup" in later["error"]["reason"], later
+
+
 @pytest.mark.parametrize(
     ("definition", "prop", "reason"),
     [
@@ -292,6 +362,21 @@ def test_many_concurrent_copies_do_not_hang(es: Elasticsearch, flag_pipeline: st
     assert {nd[schema.CLUSTER] for nd in stored.values()} == {"c000"}
 
 
+def _drift_chain(fp: Fingerprinter) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Texts a, b, c where c matches b alone and the drift guard puts it apart from b's canonical a; the offline
+    assignments."""
+    x, y, z, w = (a.text for a in load_peoples_daily()[14:18])
+    x, w = x[: len(y) // 3], w[: len(z) // 3]  # the shared parts three times the size of the others
+    texts = {"a": x + y, "b": y + z, "c": z + w}
+    records = [fp.fingerprint(t) for t in texts.values()]
+    want = _offline([Doc(i, "", t, i) for i, t in texts.items()], records)
+    unguarded = cluster_records(records, lambda r: r.fingerprints, VerifyConfig(), guard=False).cluster.tolist()
+    assert [want[i][schema.CLUSTER] for i in texts] == ["a", "a", "c"] and unguarded == [0, 0, 0], (
+        "the chain is not what this test needs"
+    )
+    return texts, want
+
+
 @pytest.mark.parametrize("window", [True, False])
 def test_the_drift_guard_reads_a_canonical_that_is_no_candidate(
     es: Elasticsearch, flag_pipeline: str, index_name: str, fp: Fingerprinter, window: bool
@@ -299,16 +384,7 @@ def test_the_drift_guard_reads_a_canonical_that_is_no_candidate(
     """A chain a → b → c: b shares half of a, c half of b and nothing of a. c matches b (a member of a's cluster),
     but the drift guard compares it with the canonical a, which is no candidate of c: it comes from the window, or
     (a window of a millisecond) from an ``mget``. c starts its own cluster, as offline."""
-    x, y, z, w = (a.text for a in load_peoples_daily()[14:18])
-    x, w = x[: len(y) // 3], w[: len(z) // 3]  # the shared parts three times the size of the others
-    texts = {"a": x + y, "b": y + z, "c": z + w}
-    records = [fp.fingerprint(t) for t in texts.values()]
-    docs = [Doc(i, "", t, i) for i, t in texts.items()]
-    want = _offline(docs, records)
-    unguarded = cluster_records(records, lambda r: r.fingerprints, VerifyConfig(), guard=False).cluster.tolist()
-    assert [want[i][schema.CLUSTER] for i in texts] == ["a", "a", "c"] and unguarded == [0, 0, 0], (
-        "the chain is not what this test needs"
-    )
+    texts, want = _drift_chain(fp)
     setup_index(es, index_name)
     for doc_id, text in texts.items():
         if window:

@@ -18,12 +18,15 @@ import pytest
 from elasticsearch import BadRequestError, Elasticsearch
 
 from neardup.config import Settings
+from neardup.errors import ClusterFingerprintFailed, UsageError
+from neardup.es import pipeline as pipeline_module
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.pipeline import (
     FLAG_PIPELINE_ID,
     PIPELINE_ID,
+    fingerprint_in_pipeline,
     install_pipeline,
     nodes_without_processor,
     pipeline_body,
@@ -129,6 +132,20 @@ def test_an_unknown_key_is_refused(es: Elasticsearch, pipeline: str) -> None:
     assert caught.value.meta.status == 400
     reason = caught.value.body["error"]["reason"]
     assert reason == "processor [neardup] doesn't support one or more provided configuration parameters [target]"
+
+
+def test_a_definition_the_processor_refuses_is_not_called_a_missing_plugin(
+    es: Elasticsearch, pipeline: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when the Python side is newer than the cluster's plugin: the processor is there and says what it refuses."""
+    newer = {"processors": [{"neardup": {"field": "text", "from_a_newer_neardup": True}}]}
+    monkeypatch.setattr(pipeline_module, "pipeline_body", lambda flag=False, settings=None: newer)
+    with pytest.raises(UsageError) as caught:
+        install_pipeline(es, settings=Settings(max_text_chars=1234))
+    assert "refused the pipeline" in str(caught.value) and "[from_a_newer_neardup]" in str(caught.value)
+    assert "install the plugin" not in str(caught.value)
+    with pytest.raises(ClusterFingerprintFailed, match=r"refused the pipeline.*from_a_newer_neardup"):
+        fingerprint_in_pipeline(es, [("正文", None)], "v", Settings())
 
 
 def test_elasticsearch_handles_the_standard_keys(es: Elasticsearch, pipeline: str, index: str) -> None:

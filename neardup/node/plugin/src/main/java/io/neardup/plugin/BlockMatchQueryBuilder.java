@@ -185,7 +185,8 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
                 || ((KeywordFieldMapper.KeywordFieldType) type).hasNormalizer()
                 || type.isIndexed() == false) {
                 throw new IllegalArgumentException("[" + NAME + "] field [" + entry.getKey() + "] must be an indexed keyword field "
-                    + "without a normalizer, not [" + type.typeName() + "]");
+                    + "without a normalizer, not [" + type.typeName() + "]: an index neardup did not set up (its fields mapped "
+                    + "dynamically by a first write); create it with `neardup setup INDEX` before writing through the pipeline");
             }
             List<BytesRef> values = new ArrayList<>(entry.getValue().size());
             for (String value : entry.getValue()) {

@@ -16,12 +16,15 @@ import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.get.MultiGetItemResponse;
 import org.elasticsearch.action.get.MultiGetRequest;
 import org.elasticsearch.action.get.MultiGetResponse;
+import org.elasticsearch.action.search.SearchRequest;
 import org.elasticsearch.action.search.SearchResponse;
 import org.elasticsearch.action.support.ContextPreservingActionListener;
 import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.index.IndexNotFoundException;
+import org.elasticsearch.index.query.QueryBuilders;
 import org.elasticsearch.search.SearchHit;
+import org.elasticsearch.search.builder.SearchSourceBuilder;
 import org.elasticsearch.search.fetch.subphase.FetchSourceContext;
 
 import io.neardup.flag.Assigner;
@@ -249,8 +252,10 @@ final class Flagger {
                 Map<String, FlagWindow.Entry> inWindow = window.latest(job.windowKey, ids, job.entry.seq);
                 for (Candidate c : hits) {
                     FlagWindow.Entry newer = inWindow.get(c.id());
+                    // taken once: a search through an alias of several indices may find one id in two of them
                     if (taken.contains(c.id()) == false && (newer == null || newer.version.equals(job.version) == false)) {
                         candidates.add(c);
+                        taken.add(c.id());
                     }
                 }
             }
@@ -282,37 +287,65 @@ final class Flagger {
         }
     }
 
-    /** The canonicals by id, read realtime from {@code _source}; one that no longer exists is absent. */
+    /**
+     * The canonicals by id, read realtime from {@code _source}; one that no longer exists is absent. Through an alias of
+     * several indices (a rollover alias) no realtime read can name the index, so a search for the ids reads them: what a
+     * refresh has not made searchable yet is absent then.
+     */
     private void fetchCanonicals(Job job, List<String> ids, ActionListener<Map<String, Fingerprinted>> listener) {
         MultiGetRequest request = new MultiGetRequest();
         String[] includes = FlagFields.CANONICAL_SOURCE.stream().map(f -> CandidateSearch.path(job.target, f)).toArray(String[]::new);
         for (String id : ids) {
             request.add(new MultiGetRequest.Item(job.index, id).fetchSourceContext(FetchSourceContext.of(true, includes, null)));
         }
+        ActionListener<Map<String, Fingerprinted>> failing = listener.delegateResponse((l, e) -> l.onFailure(new IllegalStateException(
+            "neardup flagging: fetching the canonicals " + ids + " for " + job.describe() + " failed: " + ExceptionsHelper.unwrapCause(e), e)));
         ActionListener<MultiGetResponse> read = ActionListener.wrap(response -> {
             Map<String, Fingerprinted> out = new HashMap<>();
+            List<String> throughAlias = new ArrayList<>();
             for (MultiGetItemResponse item : response.getResponses()) {
                 if (item.isFailed()) {
-                    Exception cause = item.getFailure().getFailure();
-                    if (ExceptionsHelper.unwrapCause(cause) instanceof IndexNotFoundException) {
+                    Throwable cause = ExceptionsHelper.unwrapCause(item.getFailure().getFailure());
+                    if (cause instanceof IndexNotFoundException) {
+                        continue;
+                    }
+                    if (cause instanceof IllegalArgumentException && String.valueOf(cause.getMessage()).contains("more than one index")) {
+                        throughAlias.add(item.getId());
                         continue;
                     }
                     throw new IllegalStateException("neardup flagging: fetching canonical [" + item.getId() + "] for "
-                        + job.describe() + " failed: " + cause, cause);
+                        + job.describe() + " failed: " + cause, item.getFailure().getFailure());
                 }
                 if (item.getResponse().isExists()) {
-                    Object neardup = navigate(item.getResponse().getSourceAsMap(), job.target);
-                    if (neardup instanceof Map<?, ?> map) {
-                        @SuppressWarnings("unchecked")
-                        Map<String, ?> fields = (Map<String, ?>) map;
-                        out.put(item.getId(), Fingerprinted.fromSource(fields));
-                    }
+                    put(out, item.getId(), item.getResponse().getSourceAsMap(), job.target);
                 }
             }
-            listener.onResponse(out);
-        }, e -> listener.onFailure(new IllegalStateException("neardup flagging: fetching the canonicals " + ids + " for "
-            + job.describe() + " failed: " + ExceptionsHelper.unwrapCause(e), e)));
+            if (throughAlias.isEmpty()) {
+                failing.onResponse(out);
+                return;
+            }
+            SearchRequest search = new SearchRequest(job.index).source(new SearchSourceBuilder()
+                .query(QueryBuilders.idsQuery().addIds(throughAlias.toArray(String[]::new)))
+                .size(throughAlias.size())
+                .fetchSource(FetchSourceContext.of(true, includes, null)));
+            retrying.run(attempt -> inContext(job, () -> client.search(search, preserving(attempt))), delay,
+                failing.<SearchResponse>delegateFailureAndWrap((l, found) -> {
+                    for (SearchHit hit : found.getHits().getHits()) {
+                        put(out, hit.getId(), hit.getSourceAsMap(), job.target);
+                    }
+                    l.onResponse(out);
+                }));
+        }, failing::onFailure);
         retrying.run(attempt -> inContext(job, () -> client.multiGet(request, preserving(attempt))), delay, read);
+    }
+
+    /** A canonical's fingerprint fields from its {@code _source}, if it holds them. */
+    private static void put(Map<String, Fingerprinted> out, String id, Map<String, Object> source, String target) {
+        if (navigate(source, target) instanceof Map<?, ?> map) {
+            @SuppressWarnings("unchecked")
+            Map<String, ?> fields = (Map<String, ?>) map;
+            out.put(id, Fingerprinted.fromSource(fields));
+        }
     }
 
     private static Object navigate(Map<String, Object> source, String path) {

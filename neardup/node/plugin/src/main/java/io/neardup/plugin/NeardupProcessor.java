@@ -151,6 +151,12 @@ public final class NeardupProcessor extends AbstractProcessor {
                 + " has none: give every document of the bulk request an _id (a cluster is named by its first document's id)"));
             return;
         }
+        if (SIMULATED_INDEX.equals(index)) { // no index can have that name: a _simulate document without its own
+            handler.accept(null, new IllegalArgumentException("flagging searches the document's index, and " + describe(document)
+                + " names none: give each document of a _simulate request its _index and _id (it is then flagged, and held in "
+                + "the node's window of recent documents, as if written)"));
+            return;
+        }
         AtomicBoolean answered = new AtomicBoolean();
         flagger.flag(index, targetField, id, prepared.fields(), prepared.indexedAt(), flag, new Flagger.Sink() {
             @Override
@@ -172,6 +178,9 @@ public final class NeardupProcessor extends AbstractProcessor {
             }
         });
     }
+
+    /** The {@code _index} a {@code _simulate} request gives a document that names none. */
+    static final String SIMULATED_INDEX = "_index";
 
     /** A document's fingerprint fields and its existing {@code indexed_at} (null when it has none). */
     private record Prepared(Map<String, Object> fields, boolean targetExists, String indexedAt) {}
@@ -206,7 +215,8 @@ public final class NeardupProcessor extends AbstractProcessor {
         Map<String, Object> fields = new LinkedHashMap<>();
         fingerprint(document, text, title).forEach((name, value) -> fields.put(name, IngestDocument.deepCopy(value)));
         Object existing = target == null ? null : ((Map<?, ?>) target).get(IndexedAt.FIELD);
-        return new Prepared(fields, target != null, existing == null ? null : existing.toString());
+        // as a search hit's time reads (nine fraction digits), so the window orders the two alike
+        return new Prepared(fields, target != null, existing == null ? null : IndexedAt.canonical(existing.toString()));
     }
 
     /**

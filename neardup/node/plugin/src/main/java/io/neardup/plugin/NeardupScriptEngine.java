@@ -3,6 +3,7 @@ package io.neardup.plugin;
 import io.neardup.search.SketchCheck;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -53,11 +54,24 @@ final class NeardupScriptEngine implements ScriptEngine {
         return context.factoryClazz.cast(hammingFactory());
     }
 
+    /** Parameter {@code name} as a {@code type}, {@code absent} when not given; another type is the caller's error (400). */
+    static <T> T param(Map<String, Object> params, String name, Class<T> type, T absent) {
+        Object value = params.get(name);
+        if (value == null) {
+            return absent;
+        }
+        if (type.isInstance(value) == false) {
+            throw new IllegalArgumentException("hamming: param [" + name + "] must be a " + type.getSimpleName().toLowerCase(Locale.ROOT)
+                + ", not " + value.getClass().getSimpleName());
+        }
+        return type.cast(value);
+    }
+
     static FilterScript.Factory hammingFactory() {
         return (params, lookup) -> {
-            String field = (String) params.get("field");
+            String field = param(params, "field", String.class, null);
             long[] queries = SketchCheck.toLongs(params.get("fingerprints"));
-            int maxDistance = ((Number) params.getOrDefault("max_distance", 3)).intValue();
+            int maxDistance = param(params, "max_distance", Number.class, 3).intValue();
             if (field == null || queries.length == 0) {
                 throw new IllegalArgumentException("hamming needs params [field] and a non-empty [fingerprints]");
             }
@@ -66,6 +80,10 @@ final class NeardupScriptEngine implements ScriptEngine {
                 public boolean execute() {
                     ScriptDocValues<?> values = getDoc().get(field);
                     for (int i = 0; i < values.size(); i++) {
+                        if (values.get(i) instanceof Number == false) {
+                            throw new IllegalArgumentException("hamming: field [" + field + "] must be a long field, not "
+                                + values.get(i).getClass().getSimpleName() + " values");
+                        }
                         long value = ((Number) values.get(i)).longValue();
                         for (long query : queries) {
                             if (Long.bitCount(value ^ query) <= maxDistance) {

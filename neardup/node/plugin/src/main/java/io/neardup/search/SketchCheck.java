@@ -100,7 +100,12 @@ public record SketchCheck(
         if (value instanceof List<?> list) {
             long[] out = new long[list.size()];
             for (int i = 0; i < out.length; i++) {
-                out[i] = ((Number) list.get(i)).longValue();
+                Object item = list.get(i);
+                if (item instanceof Number == false) {
+                    throw new IllegalArgumentException("a list of whole numbers was expected, and item " + i + " is "
+                        + (item == null ? "null" : item.getClass().getSimpleName()));
+                }
+                out[i] = ((Number) item).longValue();
             }
             return out;
         }
