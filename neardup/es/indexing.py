@@ -14,7 +14,8 @@ Writes go through ``helpers.streaming_bulk`` with its retry arguments; every ite
 A batch is all-or-nothing by default (``IngestConfig.atomic``): when Elasticsearch refuses any item, the
 items written before are put back as they were (deleted, or their previous version restored). A
 partial batch (``atomic=False``) keeps what was written, and the written documents are assigned again
-without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document that was not written.
+without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document that was not written; one whose
+second write fails too, and whose first names a refused document, is answered as an error (send it again).
 When Elasticsearch goes away (or does not answer in time) after a first chunk was written, the documents no answer
 came for are refused ones (``unanswered``): a chunk it did not answer may be written all the same, so an
 all-or-nothing batch undoes them with the written ones, and a partial batch's answer says they may be written. An
@@ -342,10 +343,24 @@ def _settle_refusals(
     if not any({r.cluster, r.duplicate_of} & refused for r in results if r.written):
         return None
     redone = {r.id: r for r in again([k for k, r in enumerate(results) if r.written])}
-    return [
-        r if r.id not in redone or redone[r.id].status == "error" else replace(redone[r.id], status=r.status)
-        for r in results
-    ]
+
+    def settled(r: ItemResult) -> ItemResult:
+        second = redone.get(r.id)
+        if second is None:
+            return r
+        if second.status != "error":
+            return replace(second, status=r.status)
+        named = sorted({r.cluster, r.duplicate_of} & refused)
+        if not named:  # its first write stands: it names no refused document
+            return r
+        # written, but naming a document that was not: an error, so that the client sends it again
+        return replace(
+            second,
+            error=f"written naming {named[0]!r}, which was refused, and writing it again without it failed "
+            f"({second.error}): send it again",
+        )
+
+    return [settled(r) for r in results]
 
 
 def _read_item(

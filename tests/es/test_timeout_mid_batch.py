@@ -6,6 +6,7 @@ batch answers them as not known to be written."""
 from __future__ import annotations
 
 import http.client
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -30,14 +31,16 @@ TIMEOUT = 2.0
 
 class _HoldingProxy(ThreadingHTTPServer):
     """Forwards every request to ``target``; the answer to the ``hold``-th ``_bulk`` request (counting from 1) comes
-    only after ``TIMEOUT`` and more, when the client has given up on it."""
+    only after ``TIMEOUT`` and more, when the client has given up on it; with ``refuse``, that request is not
+    forwarded, and every item of it is refused (503, as a shard without a copy would)."""
 
     daemon_threads = True
 
-    def __init__(self, target: str, hold: int) -> None:
+    def __init__(self, target: str, hold: int, refuse: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Forward)
         self.target = urlsplit(target)
         self.hold = hold
+        self.refuse = refuse
         self.bulks = 0
         self.lock = threading.Lock()
 
@@ -60,6 +63,9 @@ class _Forward(BaseHTTPRequestHandler):
             with self.server.lock:
                 self.server.bulks += 1
                 held = self.server.bulks == self.server.hold
+        if held and self.server.refuse:
+            self._answer(200, [("Content-Type", "application/json")], _refusal(body))
+            return
         target = self.server.target
         conn = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port, timeout=60)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
@@ -71,8 +77,11 @@ class _Forward(BaseHTTPRequestHandler):
             time.sleep(TIMEOUT * 2)
             self.close_connection = True
             return
-        self.send_response(answer.status)
-        for k, v in answer.getheaders():
+        self._answer(answer.status, answer.getheaders(), data)
+
+    def _answer(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+        self.send_response(status)
+        for k, v in headers:
             if k.lower() not in ("transfer-encoding", "connection", "content-length"):
                 self.send_header(k, v)
         self.send_header("Content-Length", str(len(data)))
@@ -82,9 +91,27 @@ class _Forward(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _forward
 
 
-@pytest.fixture
-def proxied(es_url: str) -> Iterator[tuple[Elasticsearch, _HoldingProxy]]:
-    proxy = _HoldingProxy(es_url, hold=2)  # the batch's second chunk
+def _refusal(bulk: bytes) -> bytes:
+    """A bulk answer refusing every item of ``bulk`` (NDJSON of action and source lines)."""
+    lines = [json.loads(line) for line in bulk.decode("utf-8").splitlines() if line.strip()]
+    items = [
+        {
+            op: {
+                "_index": meta.get("_index"),
+                "_id": meta.get("_id"),
+                "status": 503,
+                "error": {"type": "unavailable", "reason": "refused by the test's proxy"},
+            }
+        }
+        for action in lines[::2]
+        for op, meta in action.items()
+    ]
+    return json.dumps({"took": 1, "errors": True, "items": items}).encode("utf-8")
+
+
+@pytest.fixture(params=[False])
+def proxied(es_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[Elasticsearch, _HoldingProxy]]:
+    proxy = _HoldingProxy(es_url, hold=2, refuse=request.param)  # the batch's second chunk, or its second pass
     thread = threading.Thread(target=proxy.serve_forever, daemon=True)
     thread.start()
     client = Elasticsearch(proxy.url, request_timeout=TIMEOUT, max_retries=0, retry_on_timeout=False)
@@ -119,6 +146,31 @@ def test_an_all_or_nothing_batch_is_undone_with_the_documents_no_answer_came_for
     assert _stored(es, index_name) == {"d6"}
     assert all(r.unanswered and "undone" in (r.error or "") for r in results[CHUNK:])
     assert es.get(index=index_name, id="d6")["_source"] == {"text": "an older copy"}
+
+
+@pytest.mark.parametrize("proxied", [True], indirect=True)
+def test_a_partial_batch_whose_second_pass_fails_asks_again_for_what_names_a_refused_document(
+    proxied: tuple[Elasticsearch, _HoldingProxy], es: Elasticsearch, index_name: str
+) -> None:
+    """The first pass: r refused (a value its field's mapping cannot take), w written in r's cluster. The second pass,
+    which writes w (and o) again without r, is refused: w is answered as an error, to be sent again."""
+    client, proxy = proxied
+    setup_index(es, index_name)
+    es.indices.put_mapping(index=index_name, properties={"n": {"type": "integer"}})
+    text = _docs()[0].text
+    docs = [
+        Incoming("r", text, None, {"n": "not a number"}),
+        Incoming("w", text + "（完）"),
+        Incoming("o", _docs()[1].text),
+    ]
+    results = {
+        r.id: r for r in index_batch(client, index_name, docs, Fingerprinter.default(), IngestConfig(atomic=False))
+    }
+    assert proxy.bulks >= 2  # the second pass was sent
+    assert results["r"].status == "error" and results["r"].error_status == 400
+    assert results["w"].status == "error" and "send it again" in (results["w"].error or ""), results["w"]
+    assert "'r'" in (results["w"].error or "")
+    assert results["o"].status == "created" and results["o"].cluster == "o"  # named no refused document: it stands
 
 
 def test_a_partial_batch_says_which_documents_may_be_written(
