@@ -350,7 +350,7 @@ def _settle_refusals(
             return r
         if second.status != "error":
             return replace(second, status=r.status)
-        named = sorted({r.cluster, r.duplicate_of} & refused)
+        named = sorted(i for i in (r.cluster, r.duplicate_of) if i is not None and i in refused)
         if not named:  # its first write stands: it names no refused document
             return r
         # written, but naming a document that was not: an error, so that the client sends it again

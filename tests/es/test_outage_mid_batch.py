@@ -1,6 +1,7 @@
 """Elasticsearch going away in the middle of a batch, between two bulk chunks, on a node of the test's own that it
-stops: the documents sent before stay written and are answered as written, those not sent are answered as refused,
-and an all-or-nothing batch that cannot be undone says which documents may stay written."""
+stops: the documents sent before stay written and are answered as written, those no answer came for are answered as
+refused (they may be written), and an all-or-nothing batch that cannot be undone says which documents may stay
+written."""
 
 from __future__ import annotations
 
@@ -95,11 +96,13 @@ def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_writt
             on_progress=_stop_after_first_chunk(node),
         )
     client.close()
-    assert raised.value.written == [f"d{k}" for k in range(CHUNK)]
+    # those written, and those no answer came for: a client cannot tell a chunk never sent from one carried out
+    # before the node went (tests/es/test_timeout_mid_batch.py)
+    assert raised.value.written == [f"d{k}" for k in range(DOCS)]
     assert "send the batch again" in str(raised.value)
-    # what it names is exactly what Elasticsearch kept; the batch, sent again, is written whole
+    # what it names holds what Elasticsearch kept; the batch, sent again, is written whole
     client = _client(node)
-    assert _stored(client) == set(raised.value.written)
+    assert _stored(client) == {f"d{k}" for k in range(CHUNK)}
     again = index_batch(client, INDEX, _docs(), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=True))
     assert [r.status for r in again] == ["updated"] * CHUNK + ["created"] * (DOCS - CHUNK)
     assert _stored(client) == {f"d{k}" for k in range(DOCS)}
