@@ -37,6 +37,8 @@ __all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Recor
 ALGORITHM = 4
 
 
+#: between the characters of a record's fields, for its sketch and exact hash (a control character: never content)
+_FIELD_SEPARATOR = "\x1f"
 _TABLES = f"unicode={unicodedata.unidata_version};jieba={metadata.version('jieba')};opencc={metadata.version('opencc')}"
 
 
@@ -205,7 +207,8 @@ class Fingerprinter:
         """
         parts = split_record(record, config)
         version = self.record_version(config)
-        meta = meta_signature(parts.sets)
+        fold = self.config.fold_script
+        meta = meta_signature({name: [normalize(e, fold) for e in elements] for name, elements in parts.sets.items()})
         wc = self.config.weights
         title_words: frozenset[str] = frozenset()
         if wc.title:
@@ -230,13 +233,13 @@ class Fingerprinter:
             key = normalize(feature, self.config.fold_script)
             weights[key] = weights.get(key, 0.0) + field_weight * typical
             contents.append(content_chars(key))
-        chars = "".join(contents)
-        exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
-        sketch = shingle_sketch(chars)
+        parted = _FIELD_SEPARATOR.join(contents)  # "北京" + "上海" is not "北京上" + "海"
+        exact = xxhash.xxh3_64_hexdigest(parted.encode("utf-8"))
+        sketch = shingle_sketch(parted)
         top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
         if not parts.texts and not parts.values:
             return Record((), sketch, exact, "empty", version, top, meta)
-        return self._record(weights, chars, sketch, exact, version, top, meta)
+        return self._record(weights, "".join(contents), sketch, exact, version, top, meta)
 
 
 @cache

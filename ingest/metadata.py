@@ -10,6 +10,8 @@ Set elements are namespaced by field (``tags=体育``) so equal strings in diffe
 (0.5, 1.0)
 >>> meta_signature({"tags": []}) is None
 True
+>>> meta_signature({"tags": ["a", "b"]})[:3].tolist()  # a golden value: the stored signatures depend on it
+[1593823774, 354853499, 448189348]
 >>> combined(0.6, 1.0, mu=0.85)
 0.66
 """
@@ -27,6 +29,8 @@ __all__ = ["META_PERM", "combined", "decode_meta", "encode_meta", "meta_jaccard"
 
 META_PERM = 128
 _SEED = 1
+#: datasketch's permutation scheme (its default from 2.0; 1.x had only "legacy", whose values differ)
+_SCHEME = "affine32"
 
 
 def _hash32(data: bytes) -> int:
@@ -40,7 +44,8 @@ def meta_signature(sets: Mapping[str, Iterable[str]], num_perm: int = META_PERM)
         return None
     from datasketch import MinHash  # imported here: datasketch pulls in scipy, which every CLI start would pay
 
-    m = MinHash(num_perm=num_perm, seed=_SEED, hashfunc=_hash32)
+    # the scheme named: stored signatures must match later ones, whatever datasketch's default becomes
+    m = MinHash(num_perm=num_perm, seed=_SEED, hashfunc=_hash32, scheme=_SCHEME)
     m.update_batch(sorted(elements))
     values: npt.NDArray[np.uint32] = np.asarray(m.hashvalues, dtype=np.uint32)
     return values

@@ -35,6 +35,12 @@ __all__ = ["FieldSpec", "RecordConfig", "RecordError", "RecordParts", "split_rec
 
 Mode = Literal["text", "value", "set", "ignore"]
 _MODES = ("text", "value", "set", "ignore")
+_TOP_KEYS = frozenset({"fields", "mu", "min_combined"})
+_FIELD_KEYS = frozenset({"mode", "weight", "title"})
+#: how a record becomes features and characters (part of :meth:`RecordConfig.describe`): 2 reads the fields in the
+#: order of their names, parts each field's characters from the next, writes whole numbers one way and folds set
+#: elements as values are folded
+_SCHEME = 2
 
 
 class RecordError(ValueError):
@@ -67,21 +73,42 @@ class RecordConfig:
     min_combined: float = 0.55
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> RecordConfig:
-        """From a mapping ``{"fields": {name: {"mode", "weight"?, "title"?}}, "mu"?, "min_combined"?}``."""
+    def parse(cls, data: Mapping[str, Any], strict: bool = True) -> RecordConfig:
+        """From a mapping ``{"fields": {name: {"mode", "weight"?, "title"?}}, "mu"?, "min_combined"?}``. ``strict``
+        (a configuration given now): a key none of these, or a ``title`` that is no boolean, is refused; a stored
+        one is read as it was taken.
+
+        >>> try:
+        ...     RecordConfig.parse({"fields": {"body": {"mode": "text", "wieght": 5}}})
+        ... except RecordError as exc:
+        ...     print(exc)
+        field 'body': unknown key 'wieght' (a field takes mode, weight, title)
+        """
         if not isinstance(data, Mapping):
             raise RecordError(f"the configuration must be an object with a [fields] table, not {type(data).__name__}")
         raw = data.get("fields")
         if not isinstance(raw, Mapping) or not raw:
             raise RecordError("the configuration needs a non-empty [fields] table")
+        unknown = sorted(set(data) - _TOP_KEYS)
+        if strict and unknown:
+            raise RecordError(
+                f"unknown key {unknown[0]!r} (the configuration takes {', '.join(sorted(_TOP_KEYS))}; in TOML, mu and "
+                "min_combined go before the [fields] tables)"
+            )
         specs: dict[str, FieldSpec] = {}
         for name, spec in raw.items():
             if not isinstance(spec, Mapping) or spec.get("mode") not in _MODES:
                 raise RecordError(f"field {name!r}: mode must be one of {', '.join(_MODES)}", name)
+            extra = sorted(set(spec) - _FIELD_KEYS)
+            if strict and extra:
+                raise RecordError(f"field {name!r}: unknown key {extra[0]!r} (a field takes mode, weight, title)", name)
             weight = spec.get("weight", 1.0)
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < 1000:
                 raise RecordError(f"field {name!r}: weight must be a number in (0, 1000)", name)
-            specs[str(name)] = FieldSpec(spec["mode"], float(weight), bool(spec.get("title", False)))
+            title = spec.get("title", False)
+            if strict and not isinstance(title, bool):
+                raise RecordError(f"field {name!r}: title must be true or false, not {title!r}", name)
+            specs[str(name)] = FieldSpec(spec["mode"], float(weight), bool(title))
         if not any(s.mode in {"text", "value"} for s in specs.values()):
             raise RecordError("at least one field must be 'text' or 'value' (sets alone give no fingerprint)")
         mu = data.get("mu", cls.mu)
@@ -104,7 +131,7 @@ class RecordConfig:
     def describe(self) -> str:
         """Stable text form (part of the fingerprint version)."""
         items = sorted((n, s.mode, s.weight, s.title) for n, s in self.fields.items())
-        return f"fields={items};mu={self.mu};min_combined={self.min_combined}"
+        return f"fields={items};mu={self.mu};min_combined={self.min_combined};scheme={_SCHEME}"
 
     @property
     def has_sets(self) -> bool:
@@ -134,6 +161,8 @@ def _scalar(name: str, value: Any) -> str | None:
         return "true" if value else "false"
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # 3.0 as 3: a number is the same value however a source spells it
     if isinstance(value, (str, int, float)):
         text = str(value).strip()
         return text or None
@@ -141,9 +170,10 @@ def _scalar(name: str, value: Any) -> str | None:
 
 
 def split_record(record: Mapping[str, Any], config: RecordConfig) -> RecordParts:
-    """The record's configured fields by mode; raises :class:`RecordError` naming a field of the wrong type."""
+    """The record's configured fields by mode, in the order of their names (a configuration listing them in
+    another order gives the same fingerprints); raises :class:`RecordError` naming a field of the wrong type."""
     parts = RecordParts()
-    for name, spec in config.fields.items():
+    for name, spec in sorted(config.fields.items()):
         value = record.get(name)
         if spec.mode == "ignore" or value is None:
             continue
@@ -157,7 +187,9 @@ def split_record(record: Mapping[str, Any], config: RecordConfig) -> RecordParts
             if text is not None:
                 parts.values.append((f"{name}={text}", spec.weight))
         else:
-            items = value if isinstance(value, (list, tuple, set)) else str(value).split(",")
+            if isinstance(value, Mapping):
+                raise RecordError(f"field {name!r}: a set is a list of strings or numbers, not an object", name)
+            items = value if isinstance(value, (list, tuple, set)) else str(_scalar(name, value) or "").split(",")
             elements = [e for e in (_scalar(name, v) for v in items) if e is not None]
             if elements:
                 parts.sets[name] = elements

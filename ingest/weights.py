@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 import jieba
 
@@ -73,6 +73,17 @@ class WeightConfig:
     signal_factor: float = 5.0
     title_factor: float = 5.0
     pos_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_POS_WEIGHTS))
+
+    def __post_init__(self) -> None:
+        """A misspelt length mode would quietly turn the length factor off.
+
+        >>> WeightConfig(length="Normal")
+        Traceback (most recent call last):
+        ...
+        ValueError: length must be one of minmax, normal, off, not 'Normal'
+        """
+        if self.length not in get_args(LengthMode):
+            raise ValueError(f"length must be one of {', '.join(get_args(LengthMode))}, not {self.length!r}")
 
     def describe(self) -> str:
         """A stable text form of every setting (hashed into the fingerprint version)."""

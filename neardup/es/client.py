@@ -355,7 +355,7 @@ def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | No
 def record_config(client: Elasticsearch, index: str) -> RecordConfig | None:
     """The index's per-field configuration, parsed: its documents are records; None: text documents."""
     stored = read_record_config(client, index)
-    return RecordConfig.parse(stored) if stored else None
+    return RecordConfig.parse(stored, strict=False) if stored else None  # as it was taken when stored
 
 
 class RecordConfigs:

@@ -21,6 +21,10 @@ BODY = (
         ({"fields": {"a": {"mode": "text", "weight": -1}}}, "weight must be"),
         ({"fields": {"a": {"mode": "set"}}}, "at least one field"),
         ({"fields": {"a": {"mode": "text"}}, "mu": 2}, "mu must be"),
+        ({"fields": {"a": {"mode": "text", "wieght": 5}}}, "unknown key 'wieght'"),
+        ({"fields": {"a": {"mode": "text", "title": "false"}}}, "title must be true or false"),
+        ({"fields": {"a": {"mode": "text", "mu": 0.5}}}, "unknown key 'mu'"),  # TOML: mu after [fields.a]
+        ({"fields": {"a": {"mode": "text"}}, "min_combine": 0.5}, "unknown key 'min_combine'"),
     ],
 )
 def test_bad_configurations_are_refused(data: dict[str, object], needle: str) -> None:
@@ -60,3 +64,60 @@ def test_wrong_types_name_the_field(fp: Fingerprinter, complaint_fields: RecordC
 def test_the_field_configuration_is_part_of_the_version(fp: Fingerprinter, complaint_fields: RecordConfig) -> None:
     other = RecordConfig.parse({"fields": {"complaint": {"mode": "text"}}})
     assert fp.record_version(complaint_fields) != fp.record_version(other) != fp.version
+
+
+def test_a_stored_configuration_is_read_as_it_was_taken() -> None:
+    stored = {"fields": {"a": {"mode": "text", "title": "yes", "note": "kept"}}, "comment": "x"}
+    assert RecordConfig.parse(stored, strict=False).fields["a"].title
+
+
+RECORD = {
+    "name": "张伟",
+    "city": "北京",
+    "street": "朝阳路",
+    "company": "华为",
+    "title": "工程师",
+    "issue": "退款一直未到账，客服电话无人接听",
+    "tags": ["退款"],
+}
+
+
+def test_the_order_a_configuration_lists_its_fields_in_changes_nothing(fp: Fingerprinter) -> None:
+    fields = {"name": "value", "city": "value", "street": "value", "company": "value", "title": "value"}
+    forwards = {n: {"mode": m} for n, m in fields.items()} | {"issue": {"mode": "text"}, "tags": {"mode": "set"}}
+    backwards = dict(reversed(list(forwards.items())))
+    a = fp.fingerprint_record(RECORD, RecordConfig.parse({"fields": forwards}))
+    b = fp.fingerprint_record(RECORD, RecordConfig.parse({"fields": backwards}))
+    assert (a.version, a.fingerprints, a.exact, a.sketch.tolist()) == (
+        b.version,
+        b.fingerprints,
+        b.exact,
+        b.sketch.tolist(),
+    )
+
+
+def test_characters_of_neighbouring_fields_do_not_run_together(fp: Fingerprinter) -> None:
+    config = RecordConfig.parse({"fields": {"a": {"mode": "text"}, "b": {"mode": "text"}}})
+    one = fp.fingerprint_record({"a": "北京", "b": "上海"}, config)
+    other = fp.fingerprint_record({"a": "北京上", "b": "海"}, config)
+    assert one.status == other.status == "too_short" and one.exact != other.exact
+    assert verify(one, other, VerifyConfig()) is None
+
+
+def test_a_number_is_one_value_however_it_is_spelt(fp: Fingerprinter) -> None:
+    config = RecordConfig.parse({"fields": {"issue": {"mode": "text"}, "n": {"mode": "value"}}})
+    whole = fp.fingerprint_record({"issue": BODY, "n": 3}, config)
+    assert whole.fingerprints == fp.fingerprint_record({"issue": BODY, "n": 3.0}, config).fingerprints
+    assert whole.fingerprints != fp.fingerprint_record({"issue": BODY, "n": 3.5}, config).fingerprints
+
+
+def test_set_elements_are_folded_as_values_are_and_objects_refused(fp: Fingerprinter) -> None:
+    config = RecordConfig.parse({"fields": {"issue": {"mode": "text"}, "tags": {"mode": "set"}}})
+    traditional = fp.fingerprint_record({"issue": BODY, "tags": ["體育", "ＮＢＡ"]}, config)
+    simplified = fp.fingerprint_record({"issue": BODY, "tags": ["体育", "nba"]}, config)
+    assert traditional.meta is not None and traditional.meta.tolist() == simplified.meta.tolist()
+    assert fp.fingerprint_record({"issue": BODY, "tags": True}, config).meta.tolist() == (
+        fp.fingerprint_record({"issue": BODY, "tags": [True]}, config).meta.tolist()
+    )
+    with pytest.raises(RecordError, match="tags"):
+        fp.fingerprint_record({"issue": BODY, "tags": {"a": 1}}, config)
