@@ -319,7 +319,8 @@ def report(
         f"Corpus: `python -m bench.corpus --docs {n}`, generator {GENERATOR}. Command: `{command}`",
         "",
         f"{ingest:,} documents per phase, batches of {BATCH} from 2 client threads; early into an empty index, late "
-        f"into the index holding the {n - 2 * ingest:,} documents in between (bulk-loaded with their fingerprints in "
+        f"into the index holding {n - ingest:,} (the early phase's, and the {n - 2 * ingest:,} in between, bulk-loaded "
+        f"with their fingerprints in "
         f"{load_s:.0f} s, then {merge_s:.0f} s of merges waited for). Before either, {warm:,} other documents "
         "went through the service into an index of their own (not timed). The node was profiled by Java Flight "
         "Recorder while each phase was written (default settings); profiling costs the node CPU, so these rates are "

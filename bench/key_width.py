@@ -38,7 +38,7 @@ import numpy as np
 
 from bench.corpus import GENERATOR, corpus_path, corpus_records, read_corpus
 from bench.lookup_real import draw, texts
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup.ingest.bits import hamming, to_unsigned
 from neardup.ingest.cluster import exact_candidate_pairs
 from neardup.ingest.fingerprint import Record
@@ -199,6 +199,7 @@ def _corpus() -> list[tuple[Record, Sequence[Record]]]:
 
 
 def main() -> None:
+    no_options(__doc__)
     t0 = time.perf_counter()
     sets = {
         "variants of `lookup_latency_real.md` (500, each with its source)": _tally(_real()),

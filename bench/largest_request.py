@@ -2,8 +2,8 @@
 time and the peak resident memory of the worker processes, sampled while each request runs.
 
 Shapes, each at the default limits (16 MiB body, 5,000 documents, 2,000,000 characters of text):
-- 5,000 very similar documents (one article with a few characters changed in each): the in-batch
-  matching's worst case, all documents share their blocks;
+- very similar documents (one article with a few characters changed in each), as many of the 5,000 as fit the
+  body limit: the in-batch matching's worst case, all documents share their blocks;
 - 5,000 different real news paragraphs;
 - one document of 1,990,000 characters.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 
 from bench.harness import WRITTEN, PeakRss, elasticsearch, serve
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily
 
@@ -54,6 +54,7 @@ def _fit(docs: list[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def main() -> None:
+    no_options(__doc__)
     rows = []
     with elasticsearch(9351, "1g") as (es_url, label), serve(es_url) as served:
         workers = served.workers

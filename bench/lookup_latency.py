@@ -1,7 +1,7 @@
 """Lookup latency for one document against 100,000 indexed documents, 1,000 queries, same run:
 
-- **blocks + Python check** (what the service does): ``bool.should`` terms on b0..b3, candidates
-  returned, Hamming checked in Python;
+- **blocks + Python check** (what the service does on a cluster without neardup's plugin): ``bool.should`` terms
+  on b0..b3, candidates returned, Hamming checked in Python;
 - **blocks + script filter**: the same block query with the Hamming check as a script filter inside
   Elasticsearch (Painless on a full cluster, the native ``neardup`` script on the embedded node);
 - **brute force script**: the script filter over every document (no blocks) — the ES-native peer;
@@ -27,7 +27,7 @@ import numpy as np
 from elasticsearch import Elasticsearch
 
 from bench.harness import bare_record, bulk_load, elasticsearch, time_methods
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, hamming_filter, script_language
 from neardup.ingest.bits import block_fields, to_signed
@@ -66,6 +66,7 @@ def _load(client: Elasticsearch, fps: np.ndarray) -> None:
 
 
 def main() -> None:
+    no_options(__doc__)
     rng = np.random.default_rng(1)
     fps = rng.integers(0, 2**64 - 1, size=(N, SEEDS), dtype=np.uint64, endpoint=True)
     planted_src = rng.choice(N, size=QUERIES // 2, replace=False)
@@ -118,7 +119,7 @@ def main() -> None:
                 return set(close.tolist()), N
 
             methods: dict[str, Callable[[np.ndarray], tuple[set[int], int]]] = {
-                "blocks + Python check (service)": blocks_python,
+                "blocks + Python check (the service without the plugin)": blocks_python,
                 f"blocks + script filter in ES ({lang})": blocks_script,
                 f"brute-force script over all docs ({lang})": brute_script,
                 "numpy brute force (in process, no ES)": brute_numpy,

@@ -2,8 +2,9 @@
 chinese-poetry package, so the index holds real near-duplicates, plus People's Daily paragraphs),
 1,000 queries (500 reprint-style variants of indexed documents, 500 unindexed texts), same run:
 
-- **service lookup**: the block query, then :func:`neardup.ingest.verify.verify` in Python (sketch +
-  Hamming) — what ``GET /documents/{id}/duplicates`` and ingest do;
+- **service lookup without the plugin**: the block query, then :func:`neardup.ingest.verify.verify` in Python
+  (sketch + Hamming) — what ``GET /documents/{id}/duplicates`` and ingest do on a cluster without neardup's plugin
+  (with it, the check runs inside Elasticsearch: ``scale.md``);
 - **blocks + script filter**: the block query with a Hamming <= 3 script filter inside Elasticsearch;
 - **brute-force script**: the Hamming <= 3 script over every document;
 - **numpy brute force**: Hamming <= 3 over the main fingerprints in this process.
@@ -22,7 +23,7 @@ import numpy as np
 from elasticsearch import Elasticsearch
 
 from bench.harness import bulk_load, elasticsearch, time_methods
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, find_duplicates, hamming_filter, script_language
@@ -73,6 +74,7 @@ def draw(indexed: Sequence[str], spare: Sequence[str]) -> tuple[list[int], list[
 
 
 def main() -> None:
+    no_options(__doc__)
     indexed, spare, n_paragraphs = texts()
     sources, variants, others = draw(indexed, spare)
     t0 = time.perf_counter()
@@ -148,7 +150,7 @@ def _methods(
         return set(close.tolist()), N
 
     return {
-        "service lookup: blocks + verify in Python (sketch + Hamming)": service,
+        "service lookup without the plugin: blocks + verify in Python (sketch + Hamming)": service,
         f"blocks + Hamming<=3 script filter in ES ({lang})": blocks_script,
         f"brute-force Hamming<=3 script over all docs ({lang})": brute_script,
         "numpy brute force Hamming<=3 (in process, no ES)": brute_numpy,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
@@ -40,7 +41,16 @@ def describe() -> str:
 
 
 def write_results(path: Path, lines: list[str]) -> None:
-    """Write a results file (creating bench/results) and echo it."""
+    """Write a results file whole (creating bench/results; through a part file moved into place, so an
+    interrupted write leaves the last results as they were) and echo it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    part = path.with_name(path.name + ".part")
+    part.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    part.replace(path)
     print("\n".join(lines))
+
+
+def no_options(description: str | None) -> None:
+    """The command line of a bench that takes no options: ``--help`` describes it, anything else is refused (either
+    way before it runs and overwrites its results)."""
+    argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()

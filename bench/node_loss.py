@@ -24,7 +24,7 @@ from elasticsearch import Elasticsearch
 
 from bench.corpus import corpus_path, read_corpus
 from bench.harness import WRITTEN, serve
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup import node as esnode
 from neardup.config import Settings
 from neardup.es.client import setup_index
@@ -49,6 +49,7 @@ def _request(req: urllib.request.Request | str) -> tuple[int, dict[str, Any] | N
 
 
 def main() -> None:
+    no_options(__doc__)
     docs = read_corpus(corpus_path(1_000_000), 60_000)
     log: list[tuple[str, str, int, bool]] = []  # (phase, kind, status, JSON body)
     acknowledged: set[str] = set()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import elasticsearch
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.sets import Doc, news_set
@@ -46,6 +46,7 @@ def _ingest(api: Any, index: str, docs: list[Doc]) -> dict[str, str]:
 
 
 def main() -> None:
+    no_options(__doc__)
     articles = load_peoples_daily()
     fp = Fingerprinter.default()
     rows = []
@@ -71,7 +72,8 @@ def main() -> None:
         "",
         f"Machine: {describe()}",
         f"Elasticsearch: {es_label}. Batches of {BATCH} documents "
-        "(NDJSON, refresh=wait_for), service in-process (Flask test client, real HTTP to Elasticsearch).",
+        "(NDJSON, the service's default refresh=false), service in-process (Flask test client, real HTTP to "
+        "Elasticsearch).",
         "Command: `python -m bench.service_eval`",
         "",
         "| set | docs | service P | service R | offline P | offline R | ingest s (docs/s) | offline s |",

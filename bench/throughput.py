@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jieba
 
-from bench.machine import describe, write_results
+from bench.machine import describe, no_options, write_results
 from neardup.cli.offline import InputDoc, fingerprint_all
 from neardup.config import Settings
 from neardup.es.documents import Incoming
@@ -55,6 +55,7 @@ def _check_identical(texts: list[str]) -> int:
 
 
 def main() -> None:
+    no_options(__doc__)
     articles = load_peoples_daily()
     texts = [a.text for a in articles]
     titles = [a.title for a in articles]

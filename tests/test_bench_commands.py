@@ -4,6 +4,8 @@ runs exactly that command for it, so running the benches again writes the same f
 from __future__ import annotations
 
 import doctest
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,3 +35,16 @@ def test_run_all_refuses_a_file_no_bench_writes(capsys: pytest.CaptureFixture[st
 
 def test_the_doctests_of_run_all() -> None:
     assert doctest.testmod(run_all).failed == 0
+
+
+@pytest.mark.parametrize("module", sorted({run_all.BENCHES[name].split()[0] for name in run_all.BENCHES}))
+def test_every_bench_answers_help_and_refuses_an_unknown_option_without_running(module: str) -> None:
+    """A bench run by mistake overwrites its results file: ``--help`` and a misspelt option must stop first."""
+    before = {p.name: p.stat().st_mtime_ns for p in RESULTS.iterdir()}
+    helped = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and "usage:" in helped.stdout, helped.stderr[-500:]
+    refused = subprocess.run(
+        [sys.executable, "-m", module, "--no-such-option"], capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2 and "unrecognized arguments" in refused.stderr, refused.stderr[-500:]
+    assert {p.name: p.stat().st_mtime_ns for p in RESULTS.iterdir()} == before
