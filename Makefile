@@ -11,7 +11,7 @@ STAMP := $(VENV)/.neardup-installed
 
 # made whole or not at all: a venv left half-made (no ensurepip, a Python too old) would be reused by every later run
 $(PYTHON):
-	@$(BASE_PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "neardup needs Python 3.11 or newer, and $(BASE_PYTHON) is " + sys.version.split()[0] + ": name another with BASE_PYTHON (BASE_PYTHON=python3.11 make test)")'
+	@$(BASE_PYTHON) -c 'import re, sys; need = tuple(map(int, re.search(r"requires-python = \">=(\d+)\.(\d+)", open("pyproject.toml").read()).groups())); sys.exit(0 if sys.version_info >= need else "neardup needs Python %d.%d or newer (pyproject.toml), and $(BASE_PYTHON) is %s: name another with BASE_PYTHON (BASE_PYTHON=python3.11 make test)" % (*need, sys.version.split()[0]))'
 	rm -rf $(VENV)
 	$(BASE_PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "creating $(VENV) failed: on Debian or Ubuntu install python3-venv"; exit 1; }
 

@@ -233,7 +233,7 @@ class Fingerprinter:
             key = normalize(feature, self.config.fold_script)
             weights[key] = weights.get(key, 0.0) + field_weight * typical
             contents.append(content_chars(key))
-        parted = _FIELD_SEPARATOR.join(contents)  # "北京" + "上海" is not "北京上" + "海"
+        parted = _FIELD_SEPARATOR.join(c for c in contents if c)  # "北京" + "上海" is not "北京上" + "海"
         exact = xxhash.xxh3_64_hexdigest(parted.encode("utf-8"))
         sketch = shingle_sketch(parted)
         top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,8 @@ __all__ = ["FieldSpec", "RecordConfig", "RecordError", "RecordParts", "split_rec
 
 Mode = Literal["text", "value", "set", "ignore"]
 _MODES = ("text", "value", "set", "ignore")
+#: what parts the elements of a set given as one string: the comma, in ASCII or full width (folded alike)
+_LIST_SEPARATOR = re.compile("[,，]")
 _TOP_KEYS = frozenset({"fields", "mu", "min_combined"})
 _FIELD_KEYS = frozenset({"mode", "weight", "title"})
 #: how a record becomes features and characters (part of :meth:`RecordConfig.describe`): 2 reads the fields in the
@@ -189,7 +192,10 @@ def split_record(record: Mapping[str, Any], config: RecordConfig) -> RecordParts
         else:
             if isinstance(value, Mapping):
                 raise RecordError(f"field {name!r}: a set is a list of strings or numbers, not an object", name)
-            items = value if isinstance(value, (list, tuple, set)) else str(_scalar(name, value) or "").split(",")
+            if isinstance(value, (list, tuple, set)):
+                items = list(value)
+            else:
+                items = _LIST_SEPARATOR.split(_scalar(name, value) or "")
             elements = [e for e in (_scalar(name, v) for v in items) if e is not None]
             if elements:
                 parts.sets[name] = elements

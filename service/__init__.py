@@ -191,7 +191,8 @@ def _check_parameters() -> None:
 
 def _pretty(response: Response) -> Response:
     """An API answer indented when asked with ``?pretty`` (as Elasticsearch answers)."""
-    if request.blueprint in _API_BLUEPRINTS and "pretty" in request.args and response.is_json:
+    asked = request.args.get("pretty")
+    if request.blueprint in _API_BLUEPRINTS and asked is not None and asked != "false" and response.is_json:
         body = response.get_json(silent=True)
         if body is not None:
             response.set_data(json.dumps(body, ensure_ascii=False, indent=2) + "\n")

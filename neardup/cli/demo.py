@@ -58,9 +58,9 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
 )
 @click.option(
     "--es-url",
-    envvar="NEARDUP_ES_URL",
     default=None,
-    help="Use this Elasticsearch instead of starting the embedded one (default: NEARDUP_ES_URL when set).",
+    help="Use this Elasticsearch instead of starting the embedded one. Named here only, never read from "
+    "NEARDUP_ES_URL: the demo deletes and loads the demo-news index there.",
 )
 def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, if_missing: bool, es_url: str | None) -> None:
     """Start the embedded Elasticsearch, load a demo corpus through the ingest pipeline, serve the API."""

@@ -306,6 +306,8 @@ def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str,
             report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
         except NeardupError as exc:  # a corpus that cannot be fetched or built (npm, network)
             fail(str(exc), exc.exit_code)
+        except OSError as exc:  # its cache under NEARDUP_HOME, say: not the output
+            fail(f"cannot use {exc.filename or 'a file'}: {exc.strerror or exc}")
         click.echo(report.table())
         if out is not None:
             out.write(report.json_text())

@@ -144,15 +144,18 @@ def get_cluster(
         sort=["_score", {_INDEXED_AT: {"order": "asc", "unmapped_type": "date"}}],
         source_includes=fields,
         track_total_hits=True,
+        # the same shard copies for every page of a cluster: ties (a dedupe gives one time to every document it
+        # first sees) then fall in one order from page to page
+        preference=f"neardup-cluster-{cluster}",
     )
     total = int(resp["hits"]["total"]["value"])
     if not total:
         return None
     hits = resp["hits"]["hits"]
     canonical_fp = _first_fingerprint(next((h["_source"] for h in hits if h["_id"] == cluster), None))
-    if canonical_fp is None and from_ > 0:  # the canonical is on the first page
-        found = client.options(ignore_status=404).get(index=index, id=cluster, source_includes=[_FINGERPRINT])
-        canonical_fp = _first_fingerprint(found.get("_source") if found.get("found") else None)
+    if canonical_fp is None and from_ > 0:  # the canonical is on the first page; a search reads through any alias
+        found = client.search(index=index, query={"ids": {"values": [cluster]}}, size=1, source_includes=[_FINGERPRINT])
+        canonical_fp = _first_fingerprint(next((h["_source"] for h in found["hits"]["hits"]), None))
     members = []
     for h in hits:
         src = h["_source"]

@@ -18,7 +18,8 @@ without the refused ones, so no ``cluster`` or ``duplicate_of`` names a document
 second write fails too, and whose first names a refused document, is answered as an error (send it again).
 When Elasticsearch goes away (or does not answer in time) after a first chunk was written, the documents no answer
 came for are refused ones (``unanswered``): a chunk it did not answer may be written all the same, so an
-all-or-nothing batch undoes them with the written ones, and a partial batch's answer says they may be written. An
+all-or-nothing batch undoes them with the written ones, and a partial batch's answer says they may be written (a
+chunk Elasticsearch carries out only after the undo stays written: the undo cannot wait for what it was not told). An
 all-or-nothing batch that then cannot be undone raises :class:`~neardup.errors.BatchNotUndone`, naming the
 documents that may stay written.
 """

@@ -197,8 +197,9 @@ def start(
     data = data.resolve()
     deadline = time.monotonic() + timeout
     current = running_node(data)
-    if current is not None:  # started by an earlier command, which may still be waiting for it
-        _wait_until_healthy(current, deadline, lambda: None if running_node(data) else "it stopped", data)
+    if current is not None:
+        if time.time() - current.started_at < timeout and _health(current.url) is None:  # an earlier start's, starting
+            _wait_until_healthy(current, deadline, lambda: None if running_node(data) else "it stopped", data)
         return current, False
     if nodes < 1 or nodes > 9:
         raise EmbeddedESError("--nodes must be between 1 and 9")
@@ -317,6 +318,8 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
         raise EmbeddedESError(f"no embedded Elasticsearch is running from {data}")
     if not 0 <= node < info.nodes:
         raise EmbeddedESError(f"the cluster has nodes 0 to {info.nodes - 1}, not {node}")
+    if action == "stop" and info.nodes == 1:
+        raise EmbeddedESError("the cluster has only node 0: `neardup es stop` stops it")
     request = data / "control" / f"{action}-node-{node}"
     request.parent.mkdir(parents=True, exist_ok=True)
     request.touch()

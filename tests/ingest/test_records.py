@@ -121,3 +121,18 @@ def test_set_elements_are_folded_as_values_are_and_objects_refused(fp: Fingerpri
     )
     with pytest.raises(RecordError, match="tags"):
         fp.fingerprint_record({"issue": BODY, "tags": {"a": 1}}, config)
+
+
+def test_a_field_without_letters_or_digits_changes_nothing(fp: Fingerprinter) -> None:
+    config = RecordConfig.parse({"fields": {"a": {"mode": "text"}, "b": {"mode": "text"}, "c": {"mode": "text"}}})
+    with_it = fp.fingerprint_record({"a": "北京", "b": "——", "c": "上海"}, config)
+    without = fp.fingerprint_record({"a": "北京", "c": "上海"}, config)
+    assert with_it.exact == without.exact
+
+
+def test_a_set_given_as_one_string_is_split_at_commas_of_either_width(fp: Fingerprinter) -> None:
+    config = RecordConfig.parse({"fields": {"issue": {"mode": "text"}, "tags": {"mode": "set"}}})
+    ascii_commas = fp.fingerprint_record({"issue": BODY, "tags": "体育,足球"}, config)
+    full_width = fp.fingerprint_record({"issue": BODY, "tags": "体育，足球"}, config)
+    listed = fp.fingerprint_record({"issue": BODY, "tags": ["体育", "足球"]}, config)
+    assert ascii_commas.meta.tolist() == full_width.meta.tolist() == listed.meta.tolist()

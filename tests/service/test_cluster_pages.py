@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
 pytestmark = pytest.mark.es
@@ -58,3 +59,21 @@ def test_texts_are_cut_or_left_out(api: FlaskClient, clustered: str) -> None:
 def test_a_page_outside_the_limits_is_a_400(api: FlaskClient, clustered: str, query: dict[str, Any]) -> None:
     resp = api.get(f"/v1/indices/{clustered}/clusters/m0", query_string=query)
     assert resp.status_code == 400, resp.json
+
+
+def test_later_pages_through_an_alias_of_several_indices(api: FlaskClient, es: Elasticsearch, clustered: str) -> None:
+    """A rollover alias: the canonical, not on a later page, is read through the alias for the distances."""
+    other = f"{clustered}-other"
+    api.put(f"/v1/indices/{other}")
+    try:
+        es.indices.update_aliases(
+            actions=[
+                {"add": {"index": clustered, "alias": f"{clustered}-all"}},
+                {"add": {"index": other, "alias": f"{clustered}-all"}},
+            ]
+        )
+        later = _page(api, f"{clustered}-all", size=3, **{"from": 3})["members"]
+        assert len(later) == 3 and all(isinstance(m["distance_to_canonical"], int) for m in later)
+    finally:
+        es.indices.delete(index=other, ignore_unavailable=True)
+        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{other}")

@@ -49,6 +49,8 @@ def test_known_parameters_and_pretty_are_taken(api: FlaskClient, es: Elasticsear
     assert json.loads(pretty.get_data(as_text=True)) == plain.json and plain.json["total"] == 1
     assert "\n  " in pretty.get_data(as_text=True) and "\n" not in plain.get_data(as_text=True).strip()
     assert "新闻" in pretty.get_data(as_text=True)  # not escaped
+    off = api.get(f"/v1/indices/{index_name}/search", query_string={"q": "冬奥会", "size": 5, "pretty": "false"})
+    assert off.get_data() == plain.get_data()
 
 
 def test_the_web_page_takes_parameters_a_browser_adds(api: FlaskClient, es: Elasticsearch, index_name: str) -> None:

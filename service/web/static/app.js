@@ -7,7 +7,7 @@ document.addEventListener("click", async (event) => {
   if (!list.dataset.loaded) {
     const index = document.body.dataset.index;
     const hitId = button.closest(".hit").dataset.id;
-    const resp = await fetch(`/v1/indices/${encodeURIComponent(index)}/clusters/${encodeURIComponent(button.dataset.cluster)}?text_chars=0`);
+    const resp = await fetch(`/v1/indices/${encodeURIComponent(index)}/clusters/${encodeURIComponent(button.dataset.cluster)}?size=1000&text_chars=0`);
     const data = await resp.json();
     for (const m of data.members || []) {
       if (m.id === hitId) continue;

@@ -287,6 +287,9 @@ final class Flagger {
         }
     }
 
+    /** Room for each id read through an alias in this many of its indices (one id may be in several). */
+    private static final int ALIAS_COPIES = 16;
+
     /**
      * The canonicals by id, read realtime from {@code _source}; one that no longer exists is absent. Through an alias of
      * several indices (a rollover alias) no realtime read can name the index, so a search for the ids reads them: what a
@@ -326,7 +329,7 @@ final class Flagger {
             }
             SearchRequest search = new SearchRequest(job.index).source(new SearchSourceBuilder()
                 .query(QueryBuilders.idsQuery().addIds(throughAlias.toArray(String[]::new)))
-                .size(throughAlias.size())
+                .size(Math.min(10_000, throughAlias.size() * ALIAS_COPIES))
                 .fetchSource(FetchSourceContext.of(true, includes, null)));
             retrying.run(attempt -> inContext(job, () -> client.search(search, preserving(attempt))), delay,
                 failing.<SearchResponse>delegateFailureAndWrap((l, found) -> {

@@ -70,7 +70,12 @@ final class NeardupScriptEngine implements ScriptEngine {
     static FilterScript.Factory hammingFactory() {
         return (params, lookup) -> {
             String field = param(params, "field", String.class, null);
-            long[] queries = SketchCheck.toLongs(params.get("fingerprints"));
+            long[] queries;
+            try {
+                queries = SketchCheck.toLongs(params.get("fingerprints"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("hamming: param [fingerprints]: " + e.getMessage(), e);
+            }
             int maxDistance = param(params, "max_distance", Number.class, 3).intValue();
             if (field == null || queries.length == 0) {
                 throw new IllegalArgumentException("hamming needs params [field] and a non-empty [fingerprints]");

@@ -21,7 +21,7 @@ final class NeardupScriptEngineTest {
         assertEquals("hamming: param [max_distance] must be a number, not String", distance.getMessage());
         IllegalArgumentException values = assertThrows(IllegalArgumentException.class,
             () -> factory.newFactory(Map.of("field", "f", "fingerprints", List.of(1L, "2")), null));
-        assertEquals("a list of whole numbers was expected, and item 1 is String", values.getMessage());
+        assertEquals("hamming: param [fingerprints]: a list of whole numbers was expected, and item 1 is String", values.getMessage());
     }
 
     @Test
