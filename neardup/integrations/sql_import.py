@@ -182,6 +182,11 @@ _ESCAPED = re.compile("[\udc80-\udcff]")
 
 
 def _value(column: str, value: Any) -> Any:
+    """A column's value as JSON holds it.
+
+    >>> _value("n", decimal.Decimal("12345678901234567891")), _value("n", decimal.Decimal("2.50"))
+    (12345678901234567891, 2.5)
+    """
     if isinstance(value, str):
         bad = _ESCAPED.search(value)
         if bad is not None:
@@ -194,8 +199,8 @@ def _value(column: str, value: Any) -> Any:
             raise RecordError(f"column {column!r}: invalid UTF-8 at byte {exc.start}", column) from exc
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
+    if isinstance(value, decimal.Decimal):  # a whole one exactly (a NUMERIC id past 2**53 would lose digits)
+        return int(value) if value.is_finite() and value == value.to_integral_value() else float(value)
     if isinstance(value, uuid.UUID):
         return str(value)
     return value
