@@ -34,7 +34,7 @@ from elasticsearch import Elasticsearch
 
 from bench.corpus import Doc, corpus_path, read_corpus
 from bench.harness import bulk_load, elasticsearch, wait_for_merges
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, candidate_search, verify_params
 from neardup.es.pipeline import PROCESSOR, fingerprint_in_pipeline, install_pipeline, pipeline_id
@@ -129,6 +129,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--port", type=int, default=9252)
     parser.add_argument("--heap", default="4g")
+    out_option(parser, OUT.name)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     corpus = read_corpus(corpus_path(sizes[-1] + QUERIES))
@@ -153,7 +154,8 @@ def main() -> None:
         ]
         lines += [
             f"Elasticsearch: {label}, {args.heap} heap, 1 shard, the `{PROCESSOR}` processor fingerprinting the loads. "
-            f"Command: `python -m bench.block_query --sizes {args.sizes} --rounds {args.rounds}`",
+            f"Command: `python -m bench.block_query --sizes {args.sizes} --rounds {args.rounds}"
+            f"{out_flag(args.out, OUT.name)}`",
             "",
             f"{len(records):,} candidate searches per round, in `msearch` requests of {BATCH}, each with the `verify` "
             f"script and a cap of {MAX_CANDIDATES}, reading doc values; client wall time per search, the median of "
@@ -182,7 +184,7 @@ def main() -> None:
             ratios.append(f"- {n:,} documents: the second and third ways take {shares} the time of the first")
         client.indices.delete(index=INDEX)
     lines += ["", "Every way returned the same documents for every query at every size (checked).", "", *ratios]
-    write_results(OUT, lines)
+    write_results(RESULTS / args.out, lines)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,11 @@ import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 
-RESULTS = Path(__file__).parent / "results"
 SEEDS = 16
 
 
@@ -89,6 +87,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--planted", type=int, default=10_000)
     parser.add_argument("--no-candidates", action="store_true", help="skip the 16-seed candidate stage")
+    out_option(parser, None)
     parser.add_argument(
         "--max-bucket",
         type=int,
@@ -114,6 +113,7 @@ def main() -> None:
     command = "python -m bench.cluster_1m" + ("" if n == 1_000_000 else f" --docs {n} --planted {planted}")
     command += " --no-candidates" if args.no_candidates else ""
     command += "" if args.max_bucket is None else f" --max-bucket {args.max_bucket}"
+    command += out_flag(args.out, None)
     cand = results.pop("candidates", None)
     lines = [
         f"# Batch clustering, {n:,} fingerprints (k = 3)",
@@ -147,7 +147,7 @@ def main() -> None:
             f"{cand['found']:,}/{planted:,} | {cand['peak_mib']:.0f} |",
         ]
     )
-    write_results(RESULTS / f"cluster_{label}.md", lines)
+    write_results(RESULTS / (args.out or f"cluster_{label}.md"), lines)
 
 
 if __name__ == "__main__":

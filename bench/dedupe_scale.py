@@ -8,9 +8,9 @@ Reported: wall time and the fingerprint stage's, peak RSS of the command's proce
 of the clusters against the generator's groups, and whether the interrupted-and-resumed run ends with
 exactly the clusters of the uninterrupted one.
 
-Run: ``python -m bench.dedupe_scale --docs 1000000 --runs two,one,in-es,kill,in-es-kill`` →
-bench/results/dedupe_1000k.md (``--runs`` picks the runs, in order: 2 or 1 fingerprinting processes, in
-Elasticsearch, and either killed; the default is ``two``)
+Run: ``python -m bench.dedupe_scale --docs 1000000`` → bench/results/dedupe_1000k.md; ``--runs`` picks the runs, in
+order (2 or 1 fingerprinting processes, in Elasticsearch, and either killed; the default is ``two``), and ``--out``
+names another file for them (``bench/run_all.py`` lists the ones kept)
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ from bench.harness import (
     unwritten,
     wait_for_merges,
 )
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.es.client import setup_index
 from neardup.ingest.bits import BLOCKS, blocks
 from neardup.ingest.fingerprint import Record
@@ -267,6 +267,7 @@ def main() -> None:
     parser.add_argument(
         "--warm-up", type=int, default=50_000, help="documents through the service into another index first, not timed"
     )
+    out_option(parser, OUT.name)
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
     warm = args.warm_up
@@ -275,6 +276,7 @@ def main() -> None:
     command = "python -m bench.ingest_profile" + (f" --docs {n}" if n != 1_000_000 else "")
     command += f" --ingest {ingest}" if ingest != 50_000 else ""
     command += f" --warm-up {warm}" if warm != 50_000 else ""
+    command += out_flag(args.out, OUT.name)
     docs = read_corpus(corpus_path(n))
     records = corpus_records(docs)
     keys = block_keys(records)
@@ -296,7 +298,7 @@ def main() -> None:
         merge_s = wait_for_merges(client, poll=2.0)
         late = profiled(client, info.pid, served, docs[n - ingest :], "late", Path(tmp))
         client.close()
-    write_results(OUT, report(early, late, reach, n, ingest, warm, command, load_s, merge_s))
+    write_results(RESULTS / args.out, report(early, late, reach, n, ingest, warm, command, load_s, merge_s))
 
 
 def report(

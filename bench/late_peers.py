@@ -56,7 +56,7 @@ from bench.harness import (
     unwritten,
     wait_for_merges,
 )
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.es.client import setup_index
 from neardup.es.pipeline import install_pipeline
 from neardup.ingest.fingerprint import Record
@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ingest", type=at_least(1), default=50_000, help="documents each way writes, early and late")
     parser.add_argument("--rounds", type=at_least(1), default=3)
     parser.add_argument("--warm", type=at_least(0), default=50_000, help="documents every way writes before the rounds")
-    parser.add_argument("--out", type=Path, default=OUT)
+    out_option(parser, OUT.name)
     args = parser.parse_args(argv)
     n, ingest = args.docs, args.ingest
     if 2 * ingest + args.warm > n:
@@ -248,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     command = f"python -m bench.late_peers --docs {n} --ingest {ingest} --rounds {args.rounds}"
     command += f" --warm {args.warm}" if args.warm != parser.get_default("warm") else ""
-    command += f" --out {args.out.name}" if args.out != OUT else ""
+    command += out_flag(args.out, OUT.name)
     text_early = statistics.median(early["text"].rates)
     text_late = statistics.median(late["text"].rates)
     out = [
@@ -290,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "fewer than the clone began with, its new segments merged with the base's smaller ones (merging that its node "
         "CPU counts).",
     ]
-    write_results(args.out, out)
+    write_results(RESULTS / args.out, out)
     print("\n".join(out))
 
 

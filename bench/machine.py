@@ -50,6 +50,26 @@ def write_results(path: Path, lines: list[str]) -> None:
     print("\n".join(lines))
 
 
+#: where the results files live
+RESULTS = Path(__file__).parent / "results"
+
+
+def out_option(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """``--out NAME``: the results file's name in bench/results (``default``; None: the bench derives it). A run with
+    other options than its file's Command line names another file, so it never writes over that one."""
+    shown = f"default {default}" if default else "default: named after the run's size"
+    parser.add_argument("--out", default=default, help=f"the results file's name in bench/results ({shown})")
+
+
+def out_flag(out: str | None, default: str | None) -> str:
+    """The ``--out`` part of a Command line: none for the default file.
+
+    >>> out_flag("scale.md", "scale.md"), out_flag("scale_100k.md", "scale.md")
+    ('', ' --out scale_100k.md')
+    """
+    return "" if out is None or out == default else f" --out {out}"
+
+
 def no_options(description: str | None) -> None:
     """The command line of a bench that takes no options: ``--help`` describes it, anything else is refused (either
     way before it runs and overwrites its results)."""

@@ -7,8 +7,8 @@ real ``neardup serve`` (2 workers, processor fingerprinting, batches of 500 from
 with each policy, optionally after bulk-loading ``--preload`` other documents through the ``neardup`` pipeline,
 and reports documents/s and the segments the index held while it was written to (sampled every second).
 
-    python -m bench.merge_policy --preload 0 --ingest 20000 --rounds 2
-    python -m bench.merge_policy --preload 950000 --ingest 5000 --rounds 1 --corpus 1000000
+    python -m bench.merge_policy --preload 0 --ingest 20000 --rounds 3 --corpus 100000      # merge_policy.md
+    python -m bench.merge_policy --preload 950000 --ingest 5000 --rounds 1 --corpus 1000000 --out merge_policy_1m.md
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -45,7 +44,7 @@ from bench.harness import (
     unwritten,
     wait_for_merges,
 )
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.es.client import setup_index
 from neardup.evaluation.metrics import pairwise_scores
 
@@ -174,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--warm", type=at_least(0), default=50_000, help="documents through each service before anything is timed"
     )
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "min_shared.md")
+    out_option(parser, "min_shared.md")
     args = parser.parse_args(argv)
     n, ingest = args.docs, args.ingest
     if 2 * args.rounds * args.round_docs > ingest:
@@ -215,6 +214,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     command = f"python -m bench.min_shared --docs {n} --ingest {ingest} --rounds {args.rounds} "
     command += f"--round-docs {args.round_docs}"
     command += f" --warm {args.warm}" if args.warm != parser.get_default("warm") else ""
+    command += out_flag(args.out, "min_shared.md")
     out = [
         "# How many block tokens a candidate must share: ingest speed against what is found",
         "",
@@ -263,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"min_shared {m}: late ÷ early {(lt.docs / lt.seconds) / (e.docs / e.seconds):.2f}× "
             f"(median of rounds ÷ median of runs {statistics.median(lt.rates) / statistics.median(e.rates):.2f}×)."
         )
-    write_results(args.out, out)
+    write_results(RESULTS / args.out, out)
     print("\n".join(out))
 
 

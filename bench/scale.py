@@ -27,7 +27,8 @@ of their own (deleted after), so the first timed documents do not pay for a cold
 long: ``ingest_profile.md`` measured its JIT compilers at about a quarter of its CPU in the 50,000 documents after
 a 50,000-document warm-up, against a twentieth late; what compiling is left after 100,000 is not measured here.
 
-Run: ``python -m bench.scale`` (``--docs 100000`` for a quick run) → bench/results/scale.md
+Run: ``python -m bench.scale`` → bench/results/scale.md (``--docs 100000 --out scale_100k.md`` for a quick run that
+leaves it as it is)
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from bench.harness import (
     unwritten,
     wait_for_merges,
 )
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
 from neardup.es.lookup import find_duplicates, hamming_filter, script_language
@@ -272,6 +273,7 @@ def main() -> None:
         action="store_true",
         help="the service writes through the cluster's neardup-flag pipeline (NEARDUP_FLAG_IN_ES=true)",
     )
+    out_option(parser, OUT.name)
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
     command = f"python -m bench.scale --docs {n}" + (
@@ -279,6 +281,7 @@ def main() -> None:
     )
     command += " --fingerprint-in-es" if args.fingerprint_in_es else ""
     command += " --flag-in-es" if args.flag_in_es else ""
+    command += out_flag(args.out, OUT.name)
     steps = [s for s in (100_000, 300_000) if s < n] + [n]
     t0 = time.perf_counter()
     docs = read_corpus(corpus_path(n))
@@ -420,7 +423,7 @@ def main() -> None:
             + ", ".join(f"{k} {v:,.1f}" for k, v in sizes.items())
             + ".",
         ]
-    write_results(OUT, out)
+    write_results(RESULTS / args.out, out)
 
 
 def _service_mode(fingerprint_in_es: bool, flag_in_es: bool) -> str:
