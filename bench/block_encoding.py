@@ -30,18 +30,17 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from elasticsearch import Elasticsearch
 
 from bench.harness import bare_record, elasticsearch, send_bodies
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, write_results
 from neardup.es.lookup import candidate_query
 from neardup.mappings import schema
 
-OUT = Path(__file__).parent / "results" / "block_encoding.md"
+OUT = RESULTS / "block_encoding.md"
 SEEDS = 16
 VERSION = "bench"
 QUERIES = 1_000

@@ -27,7 +27,6 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -41,7 +40,8 @@ from neardup.es.pipeline import PROCESSOR, fingerprint_in_pipeline, install_pipe
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import VerifyConfig
 
-OUT = Path(__file__).parent / "results" / "block_query.md"
+#: the results file in bench/results unless --out names another
+OUT = "block_query.md"
 INDEX = "bench-block-query"
 QUERIES = 1_000
 MAX_CANDIDATES = 500
@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--port", type=int, default=9252)
     parser.add_argument("--heap", default="4g")
-    out_option(parser, OUT.name)
+    out_option(parser, OUT)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     corpus = read_corpus(corpus_path(sizes[-1] + QUERIES))
@@ -155,7 +155,7 @@ def main() -> None:
         lines += [
             f"Elasticsearch: {label}, {args.heap} heap, 1 shard, the `{PROCESSOR}` processor fingerprinting the loads. "
             f"Command: `python -m bench.block_query --sizes {args.sizes} --rounds {args.rounds}"
-            f"{out_flag(args.out, OUT.name)}`",
+            f"{out_flag(args.out, OUT)}`",
             "",
             f"{len(records):,} candidate searches per round, in `msearch` requests of {BATCH}, each with the `verify` "
             f"script and a cap of {MAX_CANDIDATES}, reading doc values; client wall time per search, the median of "

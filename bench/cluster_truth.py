@@ -30,17 +30,15 @@ import resource
 import time
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from bench.corpus import GENERATOR, Doc, corpus_path, corpus_records, read_corpus, recurring_paragraphs
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, write_results
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.ingest.cluster import Assignment, cluster_records
 from neardup.ingest.verify import VerifyConfig
 
-RESULTS = Path(__file__).parent / "results"
 #: links sampled per kind (across groups, inside one)
 SAMPLE = 2_000
 

@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NamedTuple
 
 import psutil
@@ -31,11 +30,9 @@ from elasticsearch import Elasticsearch, helpers
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
 from bench.harness import bulk_load, elasticsearch
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.mappings import schema
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def _load(client: Elasticsearch, index: str, docs: Sequence[Doc]) -> float:
@@ -123,7 +120,7 @@ def main() -> None:
         default="two",
         help=f"comma-separated, in order, of {', '.join(RUNS)}; a killed run needs its uninterrupted one before it",
     )
-    parser.add_argument("--out", help="the results file's name in bench/results (default dedupe_<docs/1000>k.md)")
+    out_option(parser, None)
     args = parser.parse_args()
     keys = [k.strip() for k in args.runs.split(",") if k.strip()]
     for k, key in enumerate(keys):
@@ -176,7 +173,7 @@ def main() -> None:
         f"Elasticsearch: {es_label}{', 4 GB heap' if es_label.startswith('embedded') else ''}, 1 shard. "
         f"Corpus: the first {args.docs:,} documents of `python -m bench.corpus` (generator {GENERATOR}).",
         f"Command: `python -m bench.dedupe_scale --docs {args.docs} --runs {','.join(keys)}"
-        f"{f' --out {args.out}' if args.out else ''}`; "
+        f"{out_flag(args.out, None)}`; "
         "each run is `neardup dedupe INDEX --workers N` (`--fingerprint-in-es` in the row that says so)",
         "on a fresh bulk-loaded index (text only), in its own process; peak RSS is the command's whole process",
         "tree (the fingerprinting processes included; not Elasticsearch, which fingerprints in the rows that say so).",

@@ -7,13 +7,10 @@ Run: ``python -m bench.eval_table`` → bench/results/eval-table.md, and the per
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, write_results
 from neardup.config import Settings
 from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def main(argv: list[str] | None = None) -> None:

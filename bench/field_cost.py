@@ -27,19 +27,18 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from bench.corpus import GENERATOR, corpus_path, read_corpus
 from bench.harness import elasticsearch, send_bodies, wait_for_merges
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, write_results
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import neardup_fields
 from neardup.mappings.schema import BLOCKS, FINGERPRINT, MINHASH, ROOT, record_fields
 
-OUT = Path(__file__).parent / "results" / "field_cost.md"
+OUT = RESULTS / "field_cost.md"
 INDEX = "bench-field-cost"
 CHUNK = 500
 

@@ -47,7 +47,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jieba
@@ -64,7 +63,7 @@ from bench.harness import (
     unwritten,
     wait_for_merges,
 )
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
 from neardup.es.pipeline import FLAG_PIPELINE_ID, PIPELINE_ID, install_pipeline
@@ -74,7 +73,6 @@ from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.mappings.schema import CLUSTER, ROOT, path, record_fields
 from neardup.node.plugin_build import build_plugin
 
-RESULTS = Path(__file__).parent / "results"
 #: results file by corpus
 OUT = {"bench": RESULTS / "ingest.md", "news": RESULTS / "ingest_news.md"}
 #: the bench corpus's defaults: documents written each way, and documents of the refresh interval's run

@@ -60,7 +60,8 @@ from neardup.es.client import setup_index
 from neardup.ingest.bits import BLOCKS, blocks
 from neardup.ingest.fingerprint import Record
 
-OUT = Path(__file__).parent / "results" / "ingest_profile.md"
+#: the results file in bench/results unless --out names another
+OUT = "ingest_profile.md"
 INDEX = "bench-profile"
 WARM = "bench-profile-warm"
 BATCH = 500
@@ -267,7 +268,7 @@ def main() -> None:
     parser.add_argument(
         "--warm-up", type=int, default=50_000, help="documents through the service into another index first, not timed"
     )
-    out_option(parser, OUT.name)
+    out_option(parser, OUT)
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
     warm = args.warm_up
@@ -276,7 +277,7 @@ def main() -> None:
     command = "python -m bench.ingest_profile" + (f" --docs {n}" if n != 1_000_000 else "")
     command += f" --ingest {ingest}" if ingest != 50_000 else ""
     command += f" --warm-up {warm}" if warm != 50_000 else ""
-    command += out_flag(args.out, OUT.name)
+    command += out_flag(args.out, OUT)
     docs = read_corpus(corpus_path(n))
     records = corpus_records(docs)
     keys = block_keys(records)

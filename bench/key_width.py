@@ -32,20 +32,19 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 
 from bench.corpus import GENERATOR, corpus_path, corpus_records, read_corpus
 from bench.lookup_real import draw, texts
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.ingest.bits import hamming, to_unsigned
 from neardup.ingest.cluster import exact_candidate_pairs
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.verify import VerifyConfig, verify
 
-OUT = Path(__file__).parent / "results" / "key_width.md"
+OUT = RESULTS / "key_width.md"
 #: documents of the bench corpus; its last LATE are paired with the earlier members of their groups
 CORPUS = 1_000_000
 LATE = 50_000

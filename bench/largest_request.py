@@ -16,16 +16,15 @@ import json
 import random
 import time
 import urllib.request
-from pathlib import Path
 
 import psutil
 
 from bench.harness import WRITTEN, PeakRss, elasticsearch, serve
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.config import Settings
 from neardup.evaluation.corpus import load_peoples_daily
 
-OUT = Path(__file__).parent / "results" / "largest_request.md"
+OUT = RESULTS / "largest_request.md"
 LIMITS = Settings()
 
 

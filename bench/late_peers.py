@@ -36,7 +36,6 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -61,7 +60,8 @@ from neardup.es.client import setup_index
 from neardup.es.pipeline import install_pipeline
 from neardup.ingest.fingerprint import Record
 
-OUT = Path(__file__).parent / "results" / "late_peers.md"
+#: the results file in bench/results unless --out names another
+OUT = "late_peers.md"
 BASE = "bench-late-base"
 BATCH = 500
 THREADS = 2
@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ingest", type=at_least(1), default=50_000, help="documents each way writes, early and late")
     parser.add_argument("--rounds", type=at_least(1), default=3)
     parser.add_argument("--warm", type=at_least(0), default=50_000, help="documents every way writes before the rounds")
-    out_option(parser, OUT.name)
+    out_option(parser, OUT)
     args = parser.parse_args(argv)
     n, ingest = args.docs, args.ingest
     if 2 * ingest + args.warm > n:
@@ -248,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     command = f"python -m bench.late_peers --docs {n} --ingest {ingest} --rounds {args.rounds}"
     command += f" --warm {args.warm}" if args.warm != parser.get_default("warm") else ""
-    command += out_flag(args.out, OUT.name)
+    command += out_flag(args.out, OUT)
     text_early = statistics.median(early["text"].rates)
     text_late = statistics.median(late["text"].rates)
     out = [

@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from elasticsearch import Elasticsearch
 
 from bench.harness import bare_record, bulk_load, elasticsearch, time_methods
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, hamming_filter, script_language
 from neardup.ingest.bits import block_fields, to_signed
 from neardup.mappings import schema
 
-OUT = Path(__file__).parent / "results" / "lookup_latency.md"
+OUT = RESULTS / "lookup_latency.md"
 N = 100_000
 QUERIES = 1_000
 SEEDS = 16

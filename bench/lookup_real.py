@@ -17,13 +17,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 from elasticsearch import Elasticsearch
 
 from bench.harness import bulk_load, elasticsearch, time_methods
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.config import Settings
 from neardup.es.client import setup_index
 from neardup.es.lookup import candidate_query, find_duplicates, hamming_filter, script_language
@@ -35,7 +34,7 @@ from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.verify import VerifyConfig
 from neardup.mappings import schema
 
-OUT = Path(__file__).parent / "results" / "lookup_latency_real.md"
+OUT = RESULTS / "lookup_latency_real.md"
 N = 100_000
 QUERIES = 1_000
 INDEX = "bench-lookup-real"

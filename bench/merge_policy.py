@@ -17,14 +17,13 @@ import argparse
 import functools
 import statistics
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from bench.corpus import GENERATOR, Doc, corpus_path, read_corpus
 from bench.harness import bulk_load, elasticsearch, post_in_threads, segments_during, serve, wait_for_merges
-from bench.machine import describe, write_results
+from bench.machine import RESULTS, describe, out_flag, out_option, write_results
 from neardup.es.client import setup_index
 from neardup.es.pipeline import install_pipeline, pipeline_id
 
@@ -68,7 +67,7 @@ def main() -> None:
     parser.add_argument("--ingest", type=int, default=20_000, help="documents posted to the service, timed")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of both policies, alternating")
     parser.add_argument("--corpus", type=int, default=100_000, help="size of the bench corpus to draw from")
-    parser.add_argument("--out", default="merge_policy.md")
+    out_option(parser, "merge_policy.md")
     args = parser.parse_args()
     if args.preload + args.ingest + 2_000 > args.corpus:
         parser.error("--preload + --ingest + 2,000 warm-up documents must fit in --corpus")
@@ -106,7 +105,7 @@ def main() -> None:
 
     command = (
         f"python -m bench.merge_policy --preload {args.preload} --ingest {args.ingest} --rounds {args.rounds}"
-        f" --corpus {args.corpus}" + ("" if args.out == parser.get_default("out") else f" --out {args.out}")
+        f" --corpus {args.corpus}" + out_flag(args.out, "merge_policy.md")
     )
     out = [
         "# The service's ingest by merge policy",
@@ -137,7 +136,7 @@ def main() -> None:
         out.append(
             "Preloading took " + ", ".join(f"{g[3]:.0f}" for p in POLICIES for g in rows[p]) + " s (by policy, round)."
         )
-    write_results(Path(__file__).parent / "results" / args.out, out)
+    write_results(RESULTS / args.out, out)
 
 
 if __name__ == "__main__":

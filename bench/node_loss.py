@@ -17,19 +17,18 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from bench.corpus import corpus_path, read_corpus
 from bench.harness import WRITTEN, serve
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup import node as esnode
 from neardup.config import Settings
 from neardup.es.client import setup_index
 
-OUT = Path(__file__).parent / "results" / "node_loss.md"
+OUT = RESULTS / "node_loss.md"
 INDEX = "bench-node-loss"
 PHASES = (("before", 20.0), ("node-2 stopped", 40.0), ("node-2 back", 40.0))
 

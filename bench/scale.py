@@ -40,7 +40,6 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,7 +71,8 @@ from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.verify import VerifyConfig
 from neardup.mappings import schema
 
-OUT = Path(__file__).parent / "results" / "scale.md"
+#: the results file in bench/results unless --out names another
+OUT = "scale.md"
 INDEX = "bench-scale"
 PLAIN = "bench-scale-plain"
 WARM = "bench-scale-warm"
@@ -273,7 +273,7 @@ def main() -> None:
         action="store_true",
         help="the service writes through the cluster's neardup-flag pipeline (NEARDUP_FLAG_IN_ES=true)",
     )
-    out_option(parser, OUT.name)
+    out_option(parser, OUT)
     args = parser.parse_args()
     n, ingest = args.docs, args.ingest
     command = f"python -m bench.scale --docs {n}" + (
@@ -281,7 +281,7 @@ def main() -> None:
     )
     command += " --fingerprint-in-es" if args.fingerprint_in_es else ""
     command += " --flag-in-es" if args.flag_in_es else ""
-    command += out_flag(args.out, OUT.name)
+    command += out_flag(args.out, OUT)
     steps = [s for s in (100_000, 300_000) if s < n] + [n]
     t0 = time.perf_counter()
     docs = read_corpus(corpus_path(n))

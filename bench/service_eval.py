@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from bench.harness import elasticsearch
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.sets import Doc, news_set
@@ -26,7 +25,7 @@ from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import VerifyConfig
 from neardup.service import create_app
 
-OUT = Path(__file__).parent / "results" / "service_eval.md"
+OUT = RESULTS / "service_eval.md"
 SEEDS = (1, 2, 3)
 BATCH = 100
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import jieba
 
-from bench.machine import describe, no_options, write_results
+from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.cli.offline import InputDoc, fingerprint_all
 from neardup.config import Settings
 from neardup.es.documents import Incoming
@@ -24,7 +23,7 @@ from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
 from neardup.ingest.normalize import normalize
 
-OUT = Path(__file__).parent / "results" / "throughput.md"
+OUT = RESULTS / "throughput.md"
 POEM_SAMPLE = 20_000
 
 
