@@ -27,6 +27,7 @@ from elasticsearch import Elasticsearch
 from neardup import node as esnode
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.records import RecordConfig
+from tests.indices import remove_indices
 from tests.nodes import new_node
 from tests.ports import free_node_port
 
@@ -125,8 +126,7 @@ def index_name(es: Elasticsearch) -> Iterator[str]:
     """A fresh index name; the index and its neardup index template are removed afterwards."""
     name = f"test-{uuid.uuid4().hex[:12]}"
     yield name
-    es.indices.delete(index=name, ignore_unavailable=True)
-    es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{name}")
+    remove_indices(es, name)
 
 
 @pytest.fixture(scope="session")

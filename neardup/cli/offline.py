@@ -15,7 +15,7 @@ import click
 from tqdm import tqdm
 
 from neardup.config import Settings
-from neardup.errors import NeardupError, UsageError
+from neardup.errors import UsageError
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
 from neardup.es.json_input import JSONRefused, decode_text
 from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
@@ -29,7 +29,7 @@ from neardup.ingest.segment import Segmenter
 from neardup.ingest.verify import VerifyConfig
 from neardup.ingest.weights import IdfTable, fit_idf
 
-from .common import fail
+from .common import fail, reports_errors
 
 __all__ = ["InputDoc", "cluster_cmd", "eval_cmd", "fingerprint_all", "fingerprint_cmd", "idf", "read_jsonl"]
 
@@ -302,12 +302,8 @@ def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str,
     except ValueError:
         raise click.BadParameter(f"{seeds!r}: whole numbers separated by commas", param_hint="--seeds") from None
     with written_whole(output) if output is not None else nullcontext() as out:  # unwritable: refused before the run
-        try:
-            report = run_eval(which, seed_list, groups, singles, list(only), Settings.from_env().home)
-        except NeardupError as exc:  # a corpus that cannot be fetched or built (npm, network)
-            fail(str(exc), exc.exit_code)
-        except OSError as exc:  # its cache under NEARDUP_HOME, say: not the output
-            fail(f"cannot use {exc.filename or 'a file'}: {exc.strerror or exc}")
+        # a corpus that cannot be fetched or built (npm, network), or its cache under NEARDUP_HOME: a message
+        report = reports_errors(run_eval)(which, seed_list, groups, singles, list(only), Settings.from_env().home)
         click.echo(report.table())
         if out is not None:
             out.write(report.json_text())

@@ -17,6 +17,18 @@ _CLUSTER = schema.path(schema.CLUSTER)
 _IS_DUPLICATE = schema.path(schema.IS_DUPLICATE)
 _INDEXED_AT = schema.path(schema.INDEXED_AT)
 _FINGERPRINT = schema.path(schema.FINGERPRINT)
+#: the neardup fields a cluster's member is shown with
+_MEMBER_FIELDS = tuple(
+    schema.path(f)
+    for f in (
+        schema.FINGERPRINT,
+        schema.DUPLICATE_OF,
+        schema.DISTANCE,
+        schema.SIMILARITY,
+        schema.INDEXED_AT,
+        schema.STATUS,
+    )
+)
 
 __all__ = ["get_cluster", "list_clusters", "overview", "search"]
 
@@ -128,8 +140,7 @@ def get_cluster(
     distance to the canonical and to the document it was matched to; ``size`` in the answer counts every member.
     ``text_chars`` cuts each text to that many characters (0: none is read), ``text_length`` is its whole length.
     None when no document has that cluster id."""
-    read = [schema.FINGERPRINT, schema.DUPLICATE_OF, schema.DISTANCE, schema.SIMILARITY, schema.INDEXED_AT]
-    fields = ["title", *map(schema.path, [*read, schema.STATUS])] + ([] if text_chars == 0 else ["text"])
+    fields = ["title", *_MEMBER_FIELDS] + ([] if text_chars == 0 else ["text"])
     resp = client.search(
         index=index,
         # the canonical (the document the cluster is named by) scores 1, the others 0: it leads the first page

@@ -182,7 +182,7 @@ def fingerprint_in_pipeline(
     except BadRequestError as exc:
         if _no_processor(exc):
             raise ClusterFingerprintFailed(str(PluginMissing([]))) from exc
-        reason = exc.body.get("error", {}).get("reason") if isinstance(exc.body, dict) else None
+        reason = _error(exc).get("reason")
         raise ClusterFingerprintFailed(
             f"the cluster's neardup processor refused the pipeline: {reason or exc.message}"
         ) from exc
@@ -249,7 +249,7 @@ def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settin
     try:
         client.ingest.put_pipeline(id=pipeline, body=pipeline_body(flag, settings))
     except BadRequestError as exc:
-        error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
+        error = _error(exc)
         if _no_processor(exc):
             raise PluginMissing([]) from exc
         if error.get("processor_type") == PROCESSOR:  # there, but it refuses the definition (another version?)
@@ -259,6 +259,12 @@ def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settin
             ) from exc
         raise
     return pipeline
+
+
+def _error(exc: BadRequestError) -> dict[str, Any]:
+    """The ``error`` object of Elasticsearch's answer (empty when it gave none)."""
+    error = exc.body.get("error") if isinstance(exc.body, dict) else None
+    return error if isinstance(error, dict) else {}
 
 
 def _no_processor(exc: BadRequestError) -> bool:

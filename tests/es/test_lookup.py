@@ -18,6 +18,7 @@ from neardup.evaluation.variants import make_variant
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import VerifyConfig, verify_many
 from neardup.mappings import schema
+from tests.indices import remove_indices
 
 pytestmark = pytest.mark.es
 
@@ -121,8 +122,7 @@ def test_candidates_read_from_doc_values_equal_those_read_from_source(es: Elasti
         found = [find_duplicates(es, index_name, q, VerifyConfig(), 50)[0] for q in queries]
         assert [[f.doc.id for f in fs] for fs in found] == [[str(k)] for k in range(len(queries))]
     finally:
-        es.indices.delete(index=old_index, ignore_unavailable=True)
-        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{old_index}")
+        remove_indices(es, old_index)
 
 
 def test_min_shared_drops_documents_sharing_one_block_by_chance(es: Elasticsearch, index_name: str) -> None:

@@ -13,11 +13,10 @@ from elasticsearch import Elasticsearch
 
 from neardup.errors import BatchNotUndone
 from neardup.es.client import setup_index
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
-from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.node import TemporaryCluster
+from tests.es.batch_helpers import distinct_docs, stored_ids
 from tests.nodes import own_node
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ES_URL")), reason="needs an embedded node it may stop and restart")
@@ -38,12 +37,6 @@ def _client(node: TemporaryCluster) -> Elasticsearch:
     return Elasticsearch(node.start().url, request_timeout=10, max_retries=1)
 
 
-def _docs() -> list[Incoming]:
-    texts = [a.text for a in load_peoples_daily()[:DOCS]]
-    assert len(set(texts)) == DOCS  # distinct articles: each its own cluster, none names another
-    return [Incoming(f"d{k}", t) for k, t in enumerate(texts)]
-
-
 def _stop_after_first_chunk(node: TemporaryCluster) -> Callable[[int], None]:
     seen: list[int] = []
 
@@ -55,15 +48,10 @@ def _stop_after_first_chunk(node: TemporaryCluster) -> Callable[[int], None]:
     return progress
 
 
-def _stored(client: Elasticsearch) -> set[str]:
-    client.indices.refresh(index=INDEX)
-    return {h["_id"] for h in client.search(index=INDEX, size=100)["hits"]["hits"]}
-
-
 def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(node: TemporaryCluster) -> None:
     client = _client(node)
     setup_index(client, INDEX)
-    docs = _docs()
+    docs = distinct_docs(DOCS)
     results = index_batch(
         client,
         INDEX,
@@ -79,7 +67,7 @@ def test_a_partial_batch_answers_what_was_written_and_refuses_what_was_not_sent(
     for r in results[CHUNK:]:
         assert r.error is not None and "unreachable" in r.error and r.cluster is None
     client = _client(node)
-    assert _stored(client) == {f"d{k}" for k in range(CHUNK)}
+    assert stored_ids(client, INDEX) == {f"d{k}" for k in range(CHUNK)}
     client.close()
 
 
@@ -90,7 +78,7 @@ def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_writt
         index_batch(
             client,
             INDEX,
-            _docs(),
+            distinct_docs(DOCS),
             Fingerprinter.default(),
             IngestConfig(chunk_size=CHUNK, atomic=True),
             on_progress=_stop_after_first_chunk(node),
@@ -102,8 +90,10 @@ def test_an_all_or_nothing_batch_that_cannot_be_undone_names_what_may_stay_writt
     assert "send the batch again" in str(raised.value)
     # what it names holds what Elasticsearch kept; the batch, sent again, is written whole
     client = _client(node)
-    assert _stored(client) == {f"d{k}" for k in range(CHUNK)}
-    again = index_batch(client, INDEX, _docs(), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=True))
+    assert stored_ids(client, INDEX) == {f"d{k}" for k in range(CHUNK)}
+    again = index_batch(
+        client, INDEX, distinct_docs(DOCS), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=True)
+    )
     assert [r.status for r in again] == ["updated"] * CHUNK + ["created"] * (DOCS - CHUNK)
-    assert _stored(client) == {f"d{k}" for k in range(DOCS)}
+    assert stored_ids(client, INDEX) == {f"d{k}" for k in range(DOCS)}
     client.close()

@@ -19,8 +19,8 @@ from elasticsearch import Elasticsearch
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
-from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
+from tests.es.batch_helpers import distinct_docs, stored_ids
 
 pytestmark = pytest.mark.es
 
@@ -121,17 +121,6 @@ def proxied(es_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[Elast
     proxy.server_close()
 
 
-def _docs() -> list[Incoming]:
-    texts = [a.text for a in load_peoples_daily()[:DOCS]]
-    assert len(set(texts)) == DOCS  # distinct articles: each its own cluster, none names another
-    return [Incoming(f"d{k}", t) for k, t in enumerate(texts)]
-
-
-def _stored(es: Elasticsearch, index: str) -> set[str]:
-    es.indices.refresh(index=index)
-    return {h["_id"] for h in es.search(index=index, size=100)["hits"]["hits"]}
-
-
 def test_an_all_or_nothing_batch_is_undone_with_the_documents_no_answer_came_for(
     proxied: tuple[Elasticsearch, _HoldingProxy], es: Elasticsearch, index_name: str
 ) -> None:
@@ -139,11 +128,11 @@ def test_an_all_or_nothing_batch_is_undone_with_the_documents_no_answer_came_for
     setup_index(es, index_name)
     es.index(index=index_name, id="d6", document={"text": "an older copy"}, refresh=True)  # put back, not deleted
     results = index_batch(
-        client, index_name, _docs(), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=True)
+        client, index_name, distinct_docs(DOCS), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=True)
     )
     assert proxy.bulks >= 2  # the held chunk was sent, and Elasticsearch carried it out
     assert [r.status for r in results] == ["not_written"] * CHUNK + ["error"] * (DOCS - CHUNK)
-    assert _stored(es, index_name) == {"d6"}
+    assert stored_ids(es, index_name) == {"d6"}
     assert all(r.unanswered and "undone" in (r.error or "") for r in results[CHUNK:])
     assert es.get(index=index_name, id="d6")["_source"] == {"text": "an older copy"}
 
@@ -157,11 +146,12 @@ def test_a_partial_batch_whose_second_pass_fails_asks_again_for_what_names_a_ref
     client, proxy = proxied
     setup_index(es, index_name)
     es.indices.put_mapping(index=index_name, properties={"n": {"type": "integer"}})
-    text = _docs()[0].text
+    first, second = distinct_docs(2)
+    text = first.text
     docs = [
         Incoming("r", text, None, {"n": "not a number"}),
         Incoming("w", text + "（完）"),
-        Incoming("o", _docs()[1].text),
+        Incoming("o", second.text),
     ]
     results = {
         r.id: r for r in index_batch(client, index_name, docs, Fingerprinter.default(), IngestConfig(atomic=False))
@@ -179,9 +169,9 @@ def test_a_partial_batch_says_which_documents_may_be_written(
     client, _ = proxied
     setup_index(es, index_name)
     results = index_batch(
-        client, index_name, _docs(), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=False)
+        client, index_name, distinct_docs(DOCS), Fingerprinter.default(), IngestConfig(chunk_size=CHUNK, atomic=False)
     )
     assert [r.status for r in results] == ["created"] * CHUNK + ["error"] * (DOCS - CHUNK)
     for r in results[CHUNK:]:
         assert r.unanswered and "may be written" in (r.error or ""), r
-    assert {f"d{k}" for k in range(CHUNK, 2 * CHUNK)} <= _stored(es, index_name)  # as the answers warn
+    assert {f"d{k}" for k in range(CHUNK, 2 * CHUNK)} <= stored_ids(es, index_name)  # as the answers warn

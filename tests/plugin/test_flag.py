@@ -34,6 +34,7 @@ from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import Match, VerifyConfig
 from neardup.mappings import schema
+from tests.indices import remove_indices
 
 pytestmark = [pytest.mark.es, pytest.mark.timeout(600)]
 
@@ -261,57 +262,48 @@ def test_a_simulated_document_without_its_index_is_refused_clearly(es: Elasticse
     assert reason.startswith("flagging searches the document's index") and "_simulate" in reason, reason
 
 
+@pytest.fixture
+def rollover(es: Elasticsearch, index_name: str) -> Iterator[tuple[str, str, str]]:
+    """Two neardup indices, older and newer, behind an alias (as rollover leaves them): writes go to the newer."""
+    older, newer, alias = f"{index_name}-1", f"{index_name}-2", index_name
+    for index in (older, newer):
+        setup_index(es, index)
+    es.indices.update_aliases(
+        actions=[
+            {"add": {"index": older, "alias": alias}},
+            {"add": {"index": newer, "alias": alias, "is_write_index": True}},
+        ]
+    )
+    yield older, newer, alias
+    remove_indices(es, older, newer)
+
+
 def test_writing_through_an_alias_of_indices_holding_one_id_twice(
-    es: Elasticsearch, flag_pipeline: str, index_name: str
+    es: Elasticsearch, flag_pipeline: str, rollover: tuple[str, str, str]
 ) -> None:
     """A search through an alias of several indices (rollover) may find one id in two of them: it is one candidate."""
     text = load_peoples_daily()[0].text
-    older, newer, alias = f"{index_name}-1", f"{index_name}-2", index_name
-    try:
-        for index in (older, newer):
-            setup_index(es, index)
-            es.index(index=index, id="x", document={"text": text}, pipeline=flag_pipeline, refresh=True)
-        es.indices.update_aliases(
-            actions=[
-                {"add": {"index": older, "alias": alias}},
-                {"add": {"index": newer, "alias": alias, "is_write_index": True}},
-            ]
-        )
-        written = _bulk(es, alias, {"y": _reprint(text)}, flag_pipeline)["y"]
-        assert written.get("result") == "created", written
-        stored = _stored(es, newer, ["y"])["y"]
-        assert stored[schema.CLUSTER] == "x" and stored[schema.DUPLICATE_OF] == "x"
-    finally:
-        es.indices.delete(index=[older, newer], ignore_unavailable=True)
-        for index in (older, newer):
-            es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{index}")
+    older, newer, alias = rollover
+    for index in (older, newer):
+        es.index(index=index, id="x", document={"text": text}, pipeline=flag_pipeline, refresh=True)
+    written = _bulk(es, alias, {"y": _reprint(text)}, flag_pipeline)["y"]
+    assert written.get("result") == "created", written
+    stored = _stored(es, newer, ["y"])["y"]
+    assert stored[schema.CLUSTER] == "x" and stored[schema.DUPLICATE_OF] == "x"
 
 
 def test_the_drift_guard_reads_a_canonical_through_an_alias_of_several_indices(
-    es: Elasticsearch, flag_pipeline: str, index_name: str, fp: Fingerprinter
+    es: Elasticsearch, flag_pipeline: str, rollover: tuple[str, str, str], fp: Fingerprinter
 ) -> None:
     """The canonical a, no candidate of c and out of the window, is read through the alias c is written to; a real-time
     ``mget`` cannot read through an alias of several indices."""
     texts, want = _drift_chain(fp)
-    older, newer, alias = f"{index_name}-1", f"{index_name}-2", index_name
-    try:
-        for index in (older, newer):
-            setup_index(es, index)
-        for doc_id in ("a", "b"):
-            es.index(index=older, id=doc_id, document={"text": texts[doc_id]}, pipeline=NO_WINDOW, refresh=True)
-        es.indices.update_aliases(
-            actions=[
-                {"add": {"index": older, "alias": alias}},
-                {"add": {"index": newer, "alias": alias, "is_write_index": True}},
-            ]
-        )
-        es.index(index=alias, id="c", document={"text": texts["c"]}, pipeline=NO_WINDOW, refresh=True)
-        got = _assignments(_stored(es, older, ["a", "b"]) | _stored(es, newer, ["c"]))
-        assert got == want
-    finally:
-        es.indices.delete(index=[older, newer], ignore_unavailable=True)
-        for index in (older, newer):
-            es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{index}")
+    older, newer, alias = rollover
+    for doc_id in ("a", "b"):
+        es.index(index=older, id=doc_id, document={"text": texts[doc_id]}, pipeline=NO_WINDOW, refresh=True)
+    es.index(index=alias, id="c", document={"text": texts["c"]}, pipeline=NO_WINDOW, refresh=True)
+    got = _assignments(_stored(es, older, ["a", "b"]) | _stored(es, newer, ["c"]))
+    assert got == want
 
 
 def test_an_index_neardup_did_not_set_up_says_how_to(es: Elasticsearch, flag_pipeline: str, index_name: str) -> None:

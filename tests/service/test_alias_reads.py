@@ -10,6 +10,7 @@ from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
 from neardup.es.client import read_record_config
+from tests.indices import remove_indices
 from tests.service.access_helpers import TEXT, error_of
 
 pytestmark = pytest.mark.es
@@ -22,9 +23,7 @@ def names(es: Elasticsearch, index_name: str) -> Iterator[tuple[str, str, str]]:
     """A text index, a records index and an alias name, all removed afterwards."""
     text, records, alias = f"{index_name}-text", f"{index_name}-records", f"{index_name}-alias"
     yield text, records, alias
-    for name in (text, records):
-        es.indices.delete(index=name, ignore_unavailable=True)
-        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{name}")
+    remove_indices(es, text, records)
 
 
 def test_lookups_through_an_alias_read_the_configuration_of_the_index_behind_it(

@@ -9,6 +9,8 @@ import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
+from tests.indices import remove_indices
+
 pytestmark = pytest.mark.es
 
 BASE = (
@@ -75,5 +77,4 @@ def test_later_pages_through_an_alias_of_several_indices(api: FlaskClient, es: E
         later = _page(api, f"{clustered}-all", size=3, **{"from": 3})["members"]
         assert len(later) == 3 and all(isinstance(m["distance_to_canonical"], int) for m in later)
     finally:
-        es.indices.delete(index=other, ignore_unavailable=True)
-        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{other}")
+        remove_indices(es, other)

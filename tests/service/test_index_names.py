@@ -11,6 +11,8 @@ import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
+from tests.indices import remove_indices
+
 pytestmark = pytest.mark.es
 
 BASE = "北京今天召开新闻发布会，介绍冬奥会筹备工作进展情况，场馆建设已经全部完成，志愿者培训也已开始。"
@@ -20,8 +22,7 @@ BASE = "北京今天召开新闻发布会，介绍冬奥会筹备工作进展情
 def chinese_index(es: Elasticsearch) -> Iterator[str]:
     name = f"新闻-{uuid.uuid4().hex[:8]}"
     yield name
-    es.indices.delete(index=name, ignore_unavailable=True)
-    es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{name}")
+    remove_indices(es, name)
 
 
 def test_an_index_named_in_chinese_works_end_to_end(api: FlaskClient, es: Elasticsearch, chinese_index: str) -> None:
@@ -66,5 +67,4 @@ def test_the_longest_name_elasticsearch_takes_is_taken(api: FlaskClient, es: Ela
         assert api.put(f"/v1/indices/{quote(name)}").status_code in (200, 201)
         assert es.indices.exists(index=name)
     finally:
-        es.indices.delete(index=name, ignore_unavailable=True)
-        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{name}")
+        remove_indices(es, name)

@@ -11,6 +11,7 @@ import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
+from tests.indices import remove_indices
 from tests.service.access_helpers import TEXT, error_of, every_request
 
 pytestmark = pytest.mark.es
@@ -29,8 +30,7 @@ def done_job(
     job = wait_for_job(api, api.post(f"/v1/indices/{index}/dedupe", json={}).json["id"])
     assert job["state"] == "done", job
     yield job
-    es.indices.delete(index=index, ignore_unavailable=True)
-    es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{index}")
+    remove_indices(es, index)
 
 
 def test_internal_indices_are_refused_by_every_endpoint(

@@ -12,6 +12,7 @@ from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
 from neardup.service import create_app
+from tests.indices import remove_indices
 from tests.service.access_helpers import TEXT, error_of, every_request
 
 pytestmark = pytest.mark.es
@@ -62,8 +63,7 @@ def test_index_patterns_limit_the_indices_the_service_touches(es_url: str, es: E
         es.indices.put_alias(index=index_name, name=f"{allowed}-alias")
         assert error_of(api.get(f"/v1/indices/{allowed}-alias/search"), 403)["type"] == "index_not_allowed"
     finally:
-        es.indices.delete(index=allowed, ignore_unavailable=True)
-        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{allowed}")
+        remove_indices(es, allowed)
 
 
 def test_protect_reads_puts_every_read_behind_the_key(es_url: str, es: Elasticsearch, index_name: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from neardup.evaluation.record_sets import template_text
+from tests.indices import remove_indices
 
 
 @pytest.mark.es
@@ -85,6 +86,5 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(
         assert got == {i: items[i]["cluster"] for i in items}
         assert len(hits) == 5
     finally:
-        es.indices.delete(index=plain, ignore_unavailable=True)
-        es.options(ignore_status=404).indices.delete_index_template(name=f"neardup-{plain}")
+        remove_indices(es, plain)
         es.close()
