@@ -9,6 +9,8 @@ from apiflask.fields import Boolean, Dict, Float, Integer, List, Nested, String
 from apiflask.validators import Length, OneOf, Range
 from marshmallow import ValidationError, validates_schema
 
+from neardup.es.browse import MAX_RESULT_WINDOW
+
 __all__ = [
     "ClusterOut",
     "ClusterQuery",
@@ -107,10 +109,6 @@ class DuplicatesOut(Schema):
     status = String(metadata={"description": "the looked-up text's or record's status (ok, too_short, empty)"})
 
 
-#: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
-MAX_RESULT_WINDOW = 10_000
-
-
 class _Paged(Schema):
     """``from`` (and a subclass's ``size``): a page of at most Elasticsearch's result window."""
 
@@ -134,6 +132,11 @@ class _Paged(Schema):
 class SearchQuery(_Paged):
     q = String(load_default="", validate=Length(max=2000))
     hide_duplicates = Boolean(load_default=False)
+    cluster = String(
+        load_default=None,
+        validate=Length(min=1, max=512),
+        metadata={"description": "only this cluster's members (the hidden ones of a hit, with the same q)"},
+    )
     size = Integer(load_default=10, validate=Range(0, 100))
 
 
@@ -153,7 +156,11 @@ class HitOut(Schema):
 
 
 class SearchOut(Schema):
-    total = Integer(metadata={"description": "matching documents, or distinct clusters when hiding duplicates"})
+    total = Integer(
+        metadata={
+            "description": "matching documents; when hiding duplicates, distinct clusters and documents without one"
+        }
+    )
     hide_duplicates = Boolean()
     hits = List(Nested(HitOut))
 

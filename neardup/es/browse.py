@@ -30,10 +30,14 @@ _MEMBER_FIELDS = tuple(
     )
 )
 
-__all__ = ["get_cluster", "list_clusters", "overview", "search"]
+__all__ = ["MAX_RESULT_WINDOW", "get_cluster", "list_clusters", "overview", "search"]
 
 _PRECISION = 40000  # cardinality is exact (within hash collisions) below this many clusters
 _SNIPPET = 300
+#: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
+MAX_RESULT_WINDOW = 10_000
+#: the copies of one id a read through an alias leaves room for
+_ALIAS_COPIES = 16
 #: the most characters of a field Elasticsearch analyses to highlight it (its index limit is 1,000,000)
 MAX_ANALYZED_OFFSET = 999_999
 
@@ -50,55 +54,150 @@ def _user_query(q: str) -> dict[str, Any]:
     }
 
 
-def search(client: Elasticsearch, index: str, q: str, hide_duplicates: bool, size: int, from_: int) -> dict[str, Any]:
-    """``{"total", "hits": [{"id", "score", "cluster", "duplicates_hidden", "title", "text", "highlight"}]}``.
+#: the order of hits: by score, and among equal scores originals before their duplicates, then the earliest written
+#: (a document neardup has not written yet comes after those it has); under "hide near duplicates" the same order
+#: picks the hit each cluster is shown by
+_ORDER: list[dict[str, Any]] = [
+    {"_score": "desc"},
+    {_IS_DUPLICATE: {"order": "asc", "missing": "_last", "unmapped_type": "boolean"}},
+    {_INDEXED_AT: {"order": "asc", "missing": "_last", "unmapped_type": "date_nanos"}},
+]
+_SOURCE = ["title", "text", _CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)]
+_HIGHLIGHT = {
+    # the fragments are HTML (the page shows their <em> marks as they are): the document's own text in them must
+    # come escaped, which Elasticsearch's default encoder does not do
+    "encoder": "html",
+    "fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}},
+    # a field longer than the index's highlight limit (1M characters by default) fails the whole search; with this
+    # set, Elasticsearch highlights within the first part of it instead
+    "max_analyzed_offset": MAX_ANALYZED_OFFSET,
+}
 
-    With ``hide_duplicates`` one hit per cluster, ``duplicates_hidden`` counts the cluster's other
-    documents that matched too, and ``total`` counts distinct clusters among the matches.
+
+def search(
+    client: Elasticsearch,
+    index: str,
+    q: str,
+    hide_duplicates: bool,
+    size: int,
+    from_: int,
+    cluster: str | None = None,
+) -> dict[str, Any]:
+    """``{"total", "hide_duplicates", "hits": [{"id", "score", "cluster", "duplicate_of", "duplicates_hidden",
+    "title", "text", "highlight"}]}``, hits in the order of ``_ORDER``; ``cluster`` keeps that cluster's members only.
+
+    With ``hide_duplicates`` one hit per cluster, and one per document without a cluster (not assigned yet:
+    written by other clients, fingerprinted only, or waiting for a dedupe); ``duplicates_hidden`` counts the
+    cluster's other documents that matched too, and ``total`` counts clusters and such documents among the matches.
     """
-    body: dict[str, Any] = {
-        "query": _user_query(q),
-        "size": size,
-        "from": from_,
-        "_source": ["title", "text", _CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)],
-        "highlight": {
-            # the fragments are HTML (the page shows their <em> marks as they are): the document's own text in them
-            # must come escaped, which Elasticsearch's default encoder does not do
-            "encoder": "html",
-            "fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}},
-            # a field longer than the index's highlight limit (1M characters by default) fails the whole
-            # search; with this set, Elasticsearch highlights within the first part of it instead
-            "max_analyzed_offset": MAX_ANALYZED_OFFSET,
-        },
-        "track_total_hits": True,
-    }
+    query = _user_query(q)
+    if cluster is not None:
+        query = {"bool": {"must": query, "filter": {"term": {_CLUSTER: cluster}}}}
     if hide_duplicates:
-        body["collapse"] = {"field": _CLUSTER, "inner_hits": {"name": "same_cluster", "size": 0}}
-        body["aggs"] = {"clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}}}
-    resp = client.search(index=index, **body)
+        return _one_per_cluster(client, index, query, size, from_)
+    resp = client.search(
+        index=index,
+        query=query,
+        sort=_ORDER,
+        size=size,
+        from_=from_,
+        source_includes=_SOURCE,
+        highlight=_HIGHLIGHT,
+        track_total_hits=True,
+    )
+    hits = [_hit(h, 0) for h in resp["hits"]["hits"]]
+    return {"total": int(resp["hits"]["total"]["value"]), "hide_duplicates": False, "hits": hits}
+
+
+def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], size: int, from_: int) -> dict[str, Any]:
+    """The page of :func:`search` that hides near duplicates.
+
+    Elasticsearch's ``collapse`` puts every document without the collapse field into one group, so the matches
+    are read in two parts, each up to the end of the page in ids and sort values only: the documents with a
+    cluster collapsed on it, and those without one as they are. The page is cut from both merged in ``_ORDER``,
+    then its documents are read with their highlights, and the matches of their clusters counted, by one more
+    search."""
+    depth = from_ + size
+    clustered = client.search(
+        index=index,
+        query={"bool": {"must": query, "filter": {"exists": {"field": _CLUSTER}}}},
+        collapse={"field": _CLUSTER},
+        sort=_ORDER,
+        size=depth,
+        source=False,
+        track_total_hits=False,
+        aggs={"clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}}},
+    )
+    loose = client.search(
+        index=index,
+        query={"bool": {"must": query, "must_not": {"exists": {"field": _CLUSTER}}}},
+        sort=_ORDER,
+        size=depth,
+        source=False,
+        track_total_hits=True,
+    )
+    total = int(clustered["aggregations"]["clusters"]["value"]) + int(loose["hits"]["total"]["value"])
+    parts = (clustered["hits"]["hits"], loose["hits"]["hits"])
+    # each part is in _ORDER already, its ties in Elasticsearch's order: the merge keeps both
+    merged = sorted(
+        ((part, rank) for part in range(2) for rank in range(len(parts[part]))),
+        key=lambda at: (*_sort_key(parts[at[0]][at[1]]["sort"]), *at),
+    )
+    page = [parts[part][rank] for part, rank in merged[from_:depth]]
+    if not page:
+        return {"total": total, "hide_duplicates": True, "hits": []}
+    clusters = sorted({h["fields"][_CLUSTER][0] for h in page if h.get("fields", {}).get(_CLUSTER)})
+    # the page's documents (each in its own index: behind an alias one id may be in several) with their highlights;
+    # the aggregation counts what matched in each of their clusters, before the post filter leaves the page alone
+    where = [{"bool": {"filter": [{"ids": {"values": [h["_id"]]}}, {"term": {"_index": h["_index"]}}]}} for h in page]
+    scope: list[dict[str, Any]] = list(where)
+    counted = None
+    if clusters:
+        scope.append({"terms": {_CLUSTER: clusters}})
+        counted = {"matched": {"terms": {"field": _CLUSTER, "include": clusters, "size": len(clusters)}}}
+    read = client.search(
+        index=index,
+        query={"bool": {"must": query, "filter": {"bool": {"should": scope}}}},
+        post_filter={"bool": {"should": where}},
+        size=len(page),
+        source_includes=_SOURCE,
+        highlight=_HIGHLIGHT,
+        track_total_hits=False,
+        aggs=counted,
+    )
+    buckets = read.get("aggregations", {}).get("matched", {}).get("buckets", [])
+    matched = {b["key"]: int(b["doc_count"]) for b in buckets}
+    found = {(h["_index"], h["_id"]): h for h in read["hits"]["hits"]}
     hits = []
-    for h in resp["hits"]["hits"]:
-        src = h.get("_source") or {}
-        nd = src.get(schema.ROOT) or {}
-        hidden = 0
-        if hide_duplicates:
-            inner = h.get("inner_hits", {}).get("same_cluster", {}).get("hits", {}).get("total", {})
-            hidden = max(0, int(inner.get("value", 1)) - 1)
-        text = text_value(src.get("text")) or ""
-        hits.append(
-            {
-                "id": h["_id"],
-                "score": h.get("_score"),
-                "cluster": nd.get(schema.CLUSTER),
-                "duplicate_of": nd.get(schema.DUPLICATE_OF),
-                "duplicates_hidden": hidden,
-                "title": text_value(src.get("title")),
-                "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
-                "highlight": h.get("highlight", {}),
-            }
-        )
-    total = int(resp["aggregations"]["clusters"]["value"]) if hide_duplicates else int(resp["hits"]["total"]["value"])
-    return {"total": total, "hide_duplicates": hide_duplicates, "hits": hits}
+    for h in page:
+        got = found.get((h["_index"], h["_id"]))
+        if got is None:  # deleted between the searches
+            continue
+        key = (h.get("fields", {}).get(_CLUSTER) or [None])[0]
+        hits.append(_hit({**got, "_score": h["_score"]}, max(0, matched.get(key, 1) - 1) if key else 0))
+    return {"total": total, "hide_duplicates": True, "hits": hits}
+
+
+def _sort_key(values: list[Any]) -> tuple[float, int, int]:
+    """A hit's ``_ORDER`` sort values as one ascending key (Elasticsearch gives a missing value as the largest)."""
+    score, duplicate, written = values
+    return (-float(score), int(duplicate), int(written))
+
+
+def _hit(h: dict[str, Any], hidden: int) -> dict[str, Any]:
+    src = h.get("_source") or {}
+    nd = src.get(schema.ROOT) or {}
+    text = text_value(src.get("text")) or ""
+    return {
+        "id": h["_id"],
+        "score": h.get("_score"),
+        "cluster": nd.get(schema.CLUSTER),
+        "duplicate_of": nd.get(schema.DUPLICATE_OF),
+        "duplicates_hidden": hidden,
+        "title": text_value(src.get("title")),
+        "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
+        "highlight": h.get("highlight", {}),
+    }
 
 
 def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -> dict[str, Any]:
@@ -122,9 +221,18 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
     )
     buckets = resp["aggregations"]["clusters"]["buckets"]
     titles: dict[str, Any] = {}
-    if buckets:
-        docs = client.mget(index=index, ids=[b["key"] for b in buckets], source=["title"])["docs"]
-        titles = {d["_id"]: text_value((d.get("_source") or {}).get("title")) for d in docs if d.get("found")}
+    if buckets:  # by a search, which reads through any alias (a get reads through an alias of one index only)
+        keys = [b["key"] for b in buckets]
+        found = client.search(
+            index=index,
+            query={"ids": {"values": keys}},
+            # room for an id in several of the indices behind an alias
+            size=min(MAX_RESULT_WINDOW, len(keys) * _ALIAS_COPIES),
+            source_includes=["title"],
+            track_total_hits=False,
+        )["hits"]["hits"]
+        for h in found:
+            titles.setdefault(h["_id"], text_value((h.get("_source") or {}).get("title")))
     return {
         "documents": int(resp["hits"]["total"]["value"]),
         "clusters_total": int(resp["aggregations"]["all_clusters"]["value"]),

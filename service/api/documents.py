@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from apiflask import APIBlueprint
-from elasticsearch import NotFoundError
+from elasticsearch import BadRequestError, NotFoundError
 from flask import request
 
 from neardup.es.documents import Incoming
@@ -129,21 +129,47 @@ def _items(found: list[Found], size: int) -> list[dict[str, Any]]:
     ]
 
 
+def _stored(index: str, doc_id: str) -> Stored:
+    """The stored document ``doc_id`` with what a lookup reads of it: a real-time get, or behind an alias of several
+    indices (where Elasticsearch refuses a get) a search of its id, which finds it once it is refreshed."""
+    client = state().client
+    missing = ApiError(404, "document_not_found", f"no document {doc_id!r} in index {index!r}")
+    try:
+        return Stored.from_hit(dict(client.get(index=index, id=doc_id, source=schema.LOOKUP_FIELDS)))
+    except NotFoundError as exc:
+        if "index_not_found" in str(exc.error):
+            raise
+        raise missing from exc
+    except BadRequestError as exc:
+        if "more than one index" not in str(exc):
+            raise
+    hits = client.search(
+        index=index, query={"ids": {"values": [doc_id]}}, size=2, source_includes=schema.LOOKUP_FIELDS
+    )["hits"]["hits"]
+    if not hits:
+        raise missing
+    if len(hits) > 1:
+        raise ApiError(
+            409,
+            "ambiguous_document",
+            f"document {doc_id!r} is in more than one index behind {index!r} ({hits[0]['_index']}, "
+            f"{hits[1]['_index']}); look it up in one of them",
+        )
+    return Stored.from_hit(hits[0])
+
+
 # `doc_id` (a converter of create_app's): an id may hold "/" anywhere; merge_slashes=False keeps "a//b"
 @bp.get("/documents/<doc_id:doc_id>/duplicates", merge_slashes=False)
 @bp.input(DuplicatesQuery, location="query", arg_name="query")
 @bp.output(DuplicatesOut)
-@bp.doc(summary="Near-duplicates of a stored document", responses={404: "no such document or index"})
+@bp.doc(
+    summary="Near-duplicates of a stored document",
+    responses={404: "no such document or index", 409: "not fingerprinted yet, or one id in several indices"},
+)
 def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
-    try:
-        hit = st.client.get(index=index, id=doc_id, source=schema.LOOKUP_FIELDS)
-    except NotFoundError as exc:
-        if "index_not_found" in str(exc.error):
-            raise
-        raise ApiError(404, "document_not_found", f"no document {doc_id!r} in index {index!r}") from exc
-    doc = Stored.from_hit(dict(hit))
+    doc = _stored(index, doc_id)
     if not doc.version:
         raise ApiError(
             409, "not_fingerprinted", f"document {doc_id!r} has no neardup fields yet; run dedupe on {index!r}"

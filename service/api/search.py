@@ -23,4 +23,6 @@ bp = APIBlueprint("search", __name__, url_prefix="/v1/indices/<index>", tag="sea
 @bp.doc(summary="Search title and text; optionally one hit per duplicate cluster")
 def search_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
-    return search(state().client, index, query["q"], query["hide_duplicates"], query["size"], query["from_"])
+    return search(
+        state().client, index, query["q"], query["hide_duplicates"], query["size"], query["from_"], query["cluster"]
+    )

@@ -48,3 +48,29 @@ def test_lookups_through_an_alias_read_the_configuration_of_the_index_behind_it(
     es.indices.update_aliases(actions=[{"add": {"indices": [text, records], "alias": both}}])
     body = error_of(api.post(f"/v1/indices/{both}/duplicates", json={"text": TEXT}), 400)
     assert text in body["message"] and records in body["message"], body
+
+
+def test_a_stored_document_and_cluster_titles_are_read_through_an_alias_of_several_indices(
+    api: FlaskClient, es: Elasticsearch, names: tuple[str, str, str]
+) -> None:
+    first, second, alias = names
+    for index in (first, second):
+        assert api.put(f"/v1/indices/{index}").status_code == 200
+    docs = [{"id": "a", "title": "原文", "text": TEXT}, {"id": "b", "text": TEXT + "。"}]
+    assert api.post(f"/v1/indices/{first}/documents?refresh=true", json=docs).status_code == 200
+    assert api.post(f"/v1/indices/{second}/documents?refresh=true", json={"id": "c", "text": TEXT}).status_code == 200
+    es.indices.update_aliases(actions=[{"add": {"indices": [first, second], "alias": alias}}])
+
+    # Elasticsearch refuses a get through such an alias; the lookup reads the document by a search of its id
+    looked = api.get(f"/v1/indices/{alias}/documents/b/duplicates")
+    assert looked.status_code == 200, looked.json
+    assert {i["id"] for i in looked.json["items"]} == {"a", "c"}
+    assert error_of(api.get(f"/v1/indices/{alias}/documents/nope/duplicates"), 404)["type"] == "document_not_found"
+    listed = api.get(f"/v1/indices/{alias}/clusters")
+    assert listed.status_code == 200, listed.json
+    assert {(c["cluster"], c["title"]) for c in listed.json["clusters"]} == {("a", "原文")}
+
+    # one id in both indices: which of them is meant cannot be told
+    assert api.post(f"/v1/indices/{second}/documents?refresh=true", json={"id": "a", "text": "别的"}).status_code == 200
+    body = error_of(api.get(f"/v1/indices/{alias}/documents/a/duplicates"), 409)
+    assert body["type"] == "ambiguous_document" and first in body["message"] and second in body["message"], body

@@ -84,7 +84,7 @@ def test_search_switch_on_hides_duplicates_and_expands_them(page: object, base_u
     pg.goto(f"{base_url}/")  # type: ignore[attr-defined]
     pg.check("#hide")  # type: ignore[attr-defined]  # submits the form
     pg.wait_for_url("**hide=1**")  # type: ignore[attr-defined]
-    assert pg.locator("#total").inner_text() == f"{len(sizes)} clusters"  # type: ignore[attr-defined]
+    assert pg.locator("#total").inner_text() == f"{len(sizes)} results, near duplicates hidden"  # type: ignore[attr-defined]
     hits = pg.locator("li.hit")  # type: ignore[attr-defined]
     seen = set()
     for k in range(hits.count()):

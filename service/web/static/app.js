@@ -1,4 +1,5 @@
-// "N similar hidden": fetch the cluster's members from the JSON API and list them under the hit.
+// "N similar hidden": the cluster's other members that match the same query, from the JSON API, under the hit.
+const SHOWN = 100;  // the search API's largest size
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("button.expand");
   if (!button) return;
@@ -7,15 +8,22 @@ document.addEventListener("click", async (event) => {
   if (!list.dataset.loaded) {
     const index = document.body.dataset.index;
     const hitId = button.closest(".hit").dataset.id;
-    const resp = await fetch(`/v1/indices/${encodeURIComponent(index)}/clusters/${encodeURIComponent(button.dataset.cluster)}?size=1000&text_chars=0`);
+    const params = new URLSearchParams({q: document.getElementById("hits").dataset.q, cluster: button.dataset.cluster, size: SHOWN});
+    const resp = await fetch(`/v1/indices/${encodeURIComponent(index)}/search?${params}`);
     const data = await resp.json();
-    for (const m of data.members || []) {
-      if (m.id === hitId) continue;
+    const others = (data.hits || []).filter((h) => h.id !== hitId).slice(0, SHOWN);
+    for (const h of others) {
       const li = document.createElement("li");
       li.className = "similar-item";
-      li.dataset.id = m.id;
-      const distance = m.distance_to_canonical === null ? "–" : m.distance_to_canonical;
-      li.textContent = `${m.title || m.id} (${m.id}) · ${distance} bits from the canonical`;
+      li.dataset.id = h.id;
+      li.textContent = `${h.title || h.id} (${h.id})` + (h.duplicate_of ? ` · duplicate of ${h.duplicate_of}` : "");
+      list.appendChild(li);
+    }
+    const more = (data.total || 0) - 1 - others.length;
+    if (more > 0) {
+      const li = document.createElement("li");
+      li.className = "similar-more";
+      li.textContent = `and ${more} more`;
       list.appendChild(li);
     }
     list.dataset.loaded = "1";
