@@ -203,18 +203,29 @@ def preference(option: Option[Any]) -> tuple[float, int, Any]:
     return (-option.match.similarity, option.match.distance, option.order)
 
 
-def choose(options: Iterable[Option[K]], may_join: Callable[[Option[K]], bool]) -> Option[K] | None:
+def choose(
+    options: Iterable[Option[K]], may_join: Callable[[Option[K]], bool], own: K | None = None
+) -> Option[K] | None:
     """The assignment rule: the most preferred option whose cluster the document may join, or None
     (the document starts its own cluster). A target that is its own cluster's canonical is always
     joinable; otherwise ``may_join`` is the drift guard against the cluster's canonical. The document
     joins the target's cluster, never the target itself, so clusters do not chain.
+
+    ``own`` is the document's own key where it may name a cluster already: a document written again. When it
+    matches a member of the cluster it names, it stays that cluster's canonical (None), where joining the cluster
+    as a duplicate of its own member would leave the cluster named by a duplicate, and the two naming each other.
 
     >>> m = Match(1, 0.9)
     >>> choose([Option("b", "a", Match(2, 0.9), 1), Option("c", "c", m, 2)], lambda o: False).target
     'c'
     >>> choose([Option("b", "a", m, 1)], lambda o: False) is None
     True
+    >>> choose([Option("b", "a", m, 1), Option("c", "c", Match(1, 0.5), 2)], lambda o: True, own="a") is None
+    True
     """
+    options = list(options)
+    if own is not None and any(option.cluster == own for option in options):
+        return None
     for option in sorted(options, key=preference):
         if option.cluster == option.target or may_join(option):
             return option

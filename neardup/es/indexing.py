@@ -194,7 +194,7 @@ def assign_batch(
             # a canonical that is gone from the index cannot guard its cluster: the match alone decides
             return canonical is None or close_to_canonical(rec, canonical, config.verify)
 
-        chosen = choose(options, may_join)
+        chosen = choose(options, may_join, own=ids[k])
         out.append(
             Assigned(ids[k], None, None) if chosen is None else Assigned(chosen.cluster, chosen.target, chosen.match)
         )

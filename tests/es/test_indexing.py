@@ -90,3 +90,20 @@ def test_a_batch_naming_one_id_twice_is_refused_before_any_request(through_pipel
             index_batch_in_pipeline(nowhere, "news", docs, "neardup-flag", fp, IngestConfig(), lambda d: [])
         else:
             index_batch(nowhere, "news", docs, fp, IngestConfig())
+
+
+def test_a_document_written_again_stays_the_canonical_of_its_cluster(es: Elasticsearch, index_name: str) -> None:
+    """A batch sent again (a client's retry, ``neardup index`` resumed) meets the copies written since that were put
+    in its documents' clusters: each document still names its cluster as its original, never a duplicate of its own
+    member."""
+    original = load_peoples_daily()[0].text
+    fp = Fingerprinter.default()
+    setup_index(es, index_name)
+    config = IngestConfig(refresh="true")
+    first = index_batch(es, index_name, [Incoming("a", original)], fp, config)
+    second = index_batch(es, index_name, [Incoming("b", "（转载）" + original)], fp, config)
+    assert (first[0].cluster, second[0].cluster, second[0].duplicate_of) == ("a", "a", "a")
+    again = index_batch(es, index_name, [Incoming("a", original)], fp, config)
+    assert (again[0].cluster, again[0].duplicate_of) == ("a", None)
+    stored = es.get(index=index_name, id="a")["_source"]["neardup"]
+    assert (stored["cluster"], stored["is_duplicate"]) == ("a", False)

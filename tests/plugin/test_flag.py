@@ -220,6 +220,21 @@ def test_duplicates_in_one_bulk_and_in_back_to_back_bulks_are_caught(
     assert 0 < stored["a2"][schema.SIMILARITY] <= 1 and stored["a2"][schema.DISTANCE] >= 0
 
 
+def test_a_document_written_again_stays_the_canonical_of_its_cluster(
+    es: Elasticsearch, flag_pipeline: str, index_name: str
+) -> None:
+    original = load_peoples_daily()[0].text
+    setup_index(es, index_name)
+    _bulk(es, index_name, {"a": original}, flag_pipeline)
+    _bulk(es, index_name, {"b": _reprint(original)}, flag_pipeline)
+    es.indices.refresh(index=index_name)
+    _bulk(es, index_name, {"a": original}, flag_pipeline)  # a client's retry
+    stored = _stored(es, index_name, ["a", "b"])
+    assert (stored["a"][schema.CLUSTER], stored["a"][schema.DUPLICATE_OF]) == ("a", None)
+    assert stored["a"][schema.IS_DUPLICATE] is False
+    assert (stored["b"][schema.CLUSTER], stored["b"][schema.DUPLICATE_OF]) == ("a", "a")
+
+
 def test_a_failing_search_fails_its_documents_alone_and_quickly(
     es: Elasticsearch, flag_pipeline: str, index_name: str
 ) -> None:

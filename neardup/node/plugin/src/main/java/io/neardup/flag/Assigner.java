@@ -93,7 +93,7 @@ public final class Assigner {
             Candidate candidate = known.get(option.cluster());
             Fingerprinted canonical = candidate != null ? candidate.doc() : fetched.apply(option.cluster());
             return canonical == null || Verify.closeToCanonical(doc, canonical, config);
-        });
+        }, id);
         return chosen.map(Assignment::joined).orElseGet(() -> Assignment.canonical(id));
     }
 
@@ -108,6 +108,19 @@ public final class Assigner {
      * preference order and only until an option is taken. The sort is stable, as Python's {@code sorted}.
      */
     public static Optional<Option> choose(List<Option> options, Predicate<Option> mayJoin) {
+        return choose(options, mayJoin, null);
+    }
+
+    /**
+     * {@link #choose(List, Predicate)} for a document that may name a cluster already ({@code own}, its id: a document
+     * written again; null for none). When it matches a member of the cluster it names, it stays that cluster's
+     * canonical (empty), where joining the cluster as a duplicate of its own member would leave the cluster named by a
+     * duplicate, and the two naming each other.
+     */
+    public static Optional<Option> choose(List<Option> options, Predicate<Option> mayJoin, String own) {
+        if (own != null && options.stream().anyMatch(option -> option.cluster().equals(own))) {
+            return Optional.empty();
+        }
         List<Option> ranked = new ArrayList<>(options);
         ranked.sort(Option.PREFERENCE);
         for (Option option : ranked) {

@@ -77,6 +77,15 @@ class AssignerTest {
     }
 
     @Test
+    void aDocumentWrittenAgainStaysTheCanonicalOfTheClusterItNames() {
+        // B was assigned to cluster A when A was first written; A, written again, matches B: it stays A's canonical
+        // (joining its own cluster as B's duplicate would name each of them the other's original)
+        Candidate member = new Candidate("B", X, "v", "A", "t2");
+        assertEquals(Assignment.canonical("A"), ASSIGNER.assign("A", X, List.of(member, C), id -> X));
+        assertEquals(new Assignment("A", "B", new Match(0, 1.0)), ASSIGNER.assign("Y", X, List.of(member), id -> X));
+    }
+
+    @Test
     void withoutAJoinableMatchTheDocumentStartsItsOwnCluster() {
         Assignment a = ASSIGNER.assign("X", X, List.of(B), Map.of("A", A.doc())::get);
         assertEquals(Assignment.canonical("X"), a);
