@@ -216,7 +216,7 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         settings=settings,
         client=client,
         fingerprinter=Fingerprinter.default(),
-        ingest=IngestConfig(max_candidates=settings.max_candidates, min_shared=settings.min_shared),
+        ingest=IngestConfig.from_settings(settings),
         record_configs=RecordConfigs(client, settings.index_cache_seconds),
         recent=RecentWrites(
             settings.recent_seconds, journal=Journal(settings.recent_journal) if settings.recent_journal else None

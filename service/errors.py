@@ -16,8 +16,14 @@ from elasticsearch import ConnectionTimeout
 from flask import Response, jsonify
 
 from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFailed, UsageError
+from neardup.es.client import ESUnavailable
 
-__all__ = ["ApiError", "error_body", "error_response", "register_error_handlers"]
+__all__ = ["ES_OUTAGES", "ES_OUTAGE_MESSAGE", "ApiError", "error_body", "error_response", "register_error_handlers"]
+
+#: what Elasticsearch going away raises: the client's own errors, and neardup's (a set-up that lost it)
+ES_OUTAGES: tuple[type[Exception], ...] = (ESConnectionError, ConnectionTimeout, ESUnavailable)
+#: what the client is told then (never where Elasticsearch is: that is the operator's to know)
+ES_OUTAGE_MESSAGE = "Elasticsearch is unreachable; retry later"
 
 _TYPES = {
     400: "bad_request",
@@ -69,10 +75,11 @@ def register_error_handlers(app: APIFlask) -> None:
         resp, status = error_response(error.status_code, kind, str(error.message), error.detail)
         return resp, status, error.headers
 
-    @app.errorhandler(ESConnectionError)
-    @app.errorhandler(ConnectionTimeout)
     def _es_down(exc: Exception) -> tuple[Response, int]:
-        return error_response(503, "elasticsearch_unavailable", "Elasticsearch is unreachable; retry later")
+        return error_response(503, "elasticsearch_unavailable", ES_OUTAGE_MESSAGE)
+
+    for outage in ES_OUTAGES:
+        app.register_error_handler(outage, _es_down)
 
     @app.errorhandler(BatchNotUndone)
     def _not_undone(exc: BatchNotUndone) -> tuple[Response, int]:

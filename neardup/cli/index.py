@@ -16,10 +16,11 @@ from tqdm import tqdm
 
 from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
-from neardup.es.batch import BatchConfig, dedupe, read_fields, reconcile
+from neardup.es.batch import BatchConfig, NoTextField, Progress, dedupe, read_fields, reconcile
 from neardup.es.client import location, make_client, record_config, setup_index, validate_index_name
 from neardup.es.documents import DocumentFields, Incoming
 from neardup.es.indexing import IngestConfig, index_batch
+from neardup.es.jobs import run_job
 from neardup.es.lookup import has_verify_script
 from neardup.es.pipeline import check_pipeline, install_pipeline, use_pipeline
 from neardup.es.recent import RecentWrites
@@ -125,24 +126,27 @@ def index_cmd(
     """Flag and index FILE.jsonl into INDEX through the ingest pipeline (each line checked first)."""
     validate_index_name(index)
     try:
-        with open(input_path, encoding="utf-8") as handle:
+        with open(input_path, "rb") as handle:  # decoded line by line: a line that is not UTF-8 is one bad line
             fields = DocumentFields(id_field, text_field, title_field)
             lines = list(read_jsonl(handle, fields, skip_invalid, check=Incoming.check_storable))
             docs = [d for d in lines if isinstance(d, InputDoc)]
     except OSError as exc:
         raise UsageError(f"cannot read {input_path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{input_path} is not UTF-8 text: {exc.reason}") from exc
     for problem in lines:
         if isinstance(problem, str):
             click.echo(f"  skipped {problem}", err=True)
     skipped = len(lines) - len(docs)
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
+    if record_config(client, index) is not None:
+        raise UsageError(
+            f"index {index!r} holds records read by its field configuration; write them with `neardup import` "
+            f"or POST /v1/indices/{index}/documents, not as texts"
+        )
     setup_index(client, index)
     fingerprinter = Fingerprinter.default()
     # refused lines are reported one by one; the others stay
-    config = IngestConfig(atomic=False, in_es=has_verify_script(client))
+    config = IngestConfig.from_settings(settings, atomic=False, in_es=has_verify_script(client))
     recent = RecentWrites(settings.recent_seconds)  # each batch finds the ones before it without waiting for a refresh
     bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
     written = duplicates = failed = 0
@@ -208,11 +212,24 @@ def dedupe_cmd(
         record=record_config(client, index),
         fingerprint_in_es=Settings.from_env().fingerprints_in_es if fingerprint_in_es is None else fingerprint_in_es,
     )
+    fingerprinter = Fingerprinter.default()
     try:
-        result = dedupe(client, index, Fingerprinter.default(), config, bars)
+        result = run_job(
+            client, "dedupe", index, lambda job: dedupe(client, index, fingerprinter, config, _both(job, bars))
+        )
+    except NoTextField as exc:
+        raise UsageError(f"{exc}; if the text is in another field, name it with --text-field") from exc
     finally:
         bars.close()
-    _report(result)
+    no_text = result.get("no_text") or 0
+    which = "1 document has" if no_text == 1 else f"{no_text} documents have"
+    _report(
+        result,
+        f"{which} no text in field {text_field!r}: left out, neither fingerprinted nor clustered; "
+        "if the text is in another field, name it with --text-field"
+        if no_text
+        else None,
+    )
 
 
 @click.command("reconcile")
@@ -229,10 +246,23 @@ def reconcile_cmd(index: str, es_url: str | None) -> None:
         config = BatchConfig(
             record=record_config(client, index), text_field=fields["text_field"], title_field=fields["title_field"]
         )
-        result = reconcile(client, index, config.version(Fingerprinter.default()), config, bars)
+        version = config.version(Fingerprinter.default())
+        result = run_job(
+            client, "reconcile", index, lambda job: reconcile(client, index, version, config, _both(job, bars))
+        )
     finally:
         bars.close()
     _report(result)
+
+
+def _both(job: Progress, bars: Progress) -> Progress:
+    """The job's progress (its record, and where it stops when its lock was taken over) and the bars."""
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        job(stage, done, total)
+        bars(stage, done, total)
+
+    return progress
 
 
 def _existing(index: str, es_url: str | None) -> Any:
@@ -244,8 +274,11 @@ def _existing(index: str, es_url: str | None) -> Any:
     return client
 
 
-def _report(result: dict[str, Any]) -> None:
+def _report(result: dict[str, Any], note: str | None = None) -> None:
+    """The result on one line of ``key=value``; then ``note``, if any, and failures, on stderr."""
     click.echo(" ".join(f"{k}={v}" for k, v in result.items() if not k.startswith("first_")))
+    if note:
+        click.echo(f"neardup: {note}", err=True)
     if result.get("failures") or result.get("fingerprint_failures"):
         example = result.get("first_fingerprint_failure") or result.get("first_failure")
         click.echo(f"neardup: some updates failed, e.g. {example}; re-run to retry", err=True)
@@ -325,7 +358,8 @@ def import_cmd(
     except RecordError as exc:
         raise UsageError(str(exc)) from exc
     spec = ImportSpec(url, index, fields, id_column, table, query, since, incremental, batch_size)
-    client = make_client(Settings.from_env(es_url=es_url))
+    settings = Settings.from_env(es_url=es_url)
+    client = make_client(settings)
     setup_index(client, index)
     bar = tqdm(unit="row", desc="import", disable=not sys.stderr.isatty(), file=sys.stderr)
 
@@ -334,7 +368,7 @@ def import_cmd(
         bar.refresh()
 
     try:
-        result = run_import(client, spec, Fingerprinter.default(), progress)
+        result = run_import(client, spec, Fingerprinter.default(), progress, IngestConfig.from_settings(settings))
     except ImportStopped as exc:
         bar.close()
         _bad_rows(exc.result.bad_rows)

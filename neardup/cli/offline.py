@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +17,7 @@ from tqdm import tqdm
 from neardup.config import Settings
 from neardup.errors import UsageError
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
-from neardup.es.json_input import JSONRefused, decode_text
+from neardup.es.json_input import JSONRefused, decode_json, decode_text
 from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
 from neardup.ingest.bits import to_hex, to_signed
 from neardup.ingest.cluster import cluster_records
@@ -70,31 +70,73 @@ def written_whole(output: Path) -> Iterator[IO[str]]:
 
 
 def read_jsonl(
-    handle: IO[str], fields: DocumentFields, skip_invalid: bool, check: Callable[[Incoming], None] | None = None
+    handle: IO[bytes] | IO[str],
+    fields: DocumentFields,
+    skip_invalid: bool,
+    check: Callable[[Incoming], None] | None = None,
 ) -> Iterator[InputDoc | str]:
-    """Documents of a JSON-lines file, each checked by :func:`validate_document` (a missing id is the
-    line number) and by ``check`` (which raises :class:`DocumentError`); a bad line raises UsageError
-    naming it, or with ``skip_invalid`` (the commands' ``--skip-invalid``) yields the problem as a string
-    instead."""
-    seen: set[str] = set()
-    for number, raw in enumerate(handle, start=1):
-        if not raw.strip():
+    """Documents of a JSON-lines file, each checked by :func:`validate_document` and by ``check`` (which raises
+    :class:`DocumentError`); a bad line raises UsageError naming it, or with ``skip_invalid`` (the commands'
+    ``--skip-invalid``) yields the problem as a string instead.
+
+    Lines end at "\\n", as in the service's NDJSON. A binary ``handle`` is decoded line by line, so bytes that are
+    not UTF-8 make their line a bad line, not the whole file. A UTF-8 byte order mark before the first line (as
+    some Windows editors write) is dropped. A line without an id takes its line number as its id (so ``neardup
+    index`` run again on the same file writes the same documents); when that number is another line's id too, the
+    message says which of the two lines has it from its number.
+
+    >>> lines = [b'\\xef\\xbb\\xbf{"id": "a", "text": "x"}\\n', b'{"text": "\\xff"}\\n', b'{"text": "y"}\\n']
+    >>> [d if isinstance(d, str) else d.id for d in read_jsonl(lines, DocumentFields(), True)]
+    ['a', 'line 2: not UTF-8 (byte 10)', '3']
+    """
+    seen: dict[str, tuple[int, bool]] = {}  # each id: the line it is on, and whether it is that line's number
+    lines: Iterable[bytes | str] = handle
+    for number, raw in enumerate(lines, start=1):
+        line = _without_bom(raw) if number == 1 else raw
+        if not line.strip():
             continue
         try:
-            doc = validate_document(decode_text(raw, from_utf8=True), fields, default_id=str(number))
+            obj = decode_json(line) if isinstance(line, bytes) else decode_text(line, from_utf8=True)
+            doc = validate_document(obj, fields, default_id=str(number))
             if check is not None:
                 check(doc)
+            numbered = obj.get(fields.id) is None
             if doc.id in seen:
-                raise DocumentError(f"duplicate id {doc.id!r}")
+                raise DocumentError(_clash(doc.id, fields.id, numbered, *seen[doc.id]))
         except (JSONRefused, DocumentError) as exc:
             problem = f"line {number}: {exc}"
         else:
-            seen.add(doc.id)
+            seen[doc.id] = (number, numbered)
             yield InputDoc(number, doc)
             continue
         if not skip_invalid:
             raise UsageError(problem + " (use --skip-invalid to skip such lines)")
         yield problem
+
+
+def _without_bom(line: bytes | str) -> bytes | str:
+    """The first line without a UTF-8 byte order mark, read as bytes or as text.
+
+    >>> _without_bom(b"\\xef\\xbb\\xbf{}"), _without_bom("\\ufeff{}"), _without_bom("{}")
+    (b'{}', '{}', '{}')
+    """
+    return line.removeprefix(b"\xef\xbb\xbf") if isinstance(line, bytes) else line.removeprefix("\ufeff")
+
+
+def _clash(doc_id: str, id_field: str, numbered: bool, first: int, first_numbered: bool) -> str:
+    """A duplicate id, saying which of the two lines has it from its line number (having no ``id_field``).
+
+    >>> _clash("3", "id", False, 3, True)
+    "duplicate id '3' (also on line 3, which has no 'id' field, so its line number is its id)"
+    >>> _clash("5", "id", True, 2, False)
+    "duplicate id '5' (also on line 2): this line has no 'id' field, so its line number is its id"
+    """
+    numbered_note = f"has no {id_field!r} field, so its line number is its id"
+    if numbered:
+        return f"duplicate id {doc_id!r} (also on line {first}): this line {numbered_note}"
+    if first_numbered:
+        return f"duplicate id {doc_id!r} (also on line {first}, which {numbered_note})"
+    return f"duplicate id {doc_id!r} (also on line {first})"
 
 
 def fingerprint_all(docs: list[InputDoc], workers: int, progress: bool) -> list[Record]:
@@ -193,13 +235,11 @@ def cluster_cmd(
         except RecordError as exc:
             fail(str(exc), 2)
     try:
-        with open(input_path, encoding="utf-8") as handle:
+        with open(input_path, "rb") as handle:  # decoded line by line (read_jsonl)
             text_key = None if record_config is not None else text_field
             items = list(read_jsonl(handle, DocumentFields(id_field, text_key, title_field), skip_invalid))
     except OSError as exc:
         fail(f"cannot read {input_path}: {exc.strerror}", 2)
-    except UnicodeDecodeError as exc:
-        fail(f"{input_path} is not UTF-8 text: {exc.reason}", 2)
     except UsageError as exc:
         fail(str(exc), 2)
     docs = [d for d in items if isinstance(d, InputDoc)]
@@ -261,12 +301,10 @@ def idf_fit(input_path: Path, output: Path, text_field: str, skip_invalid: bool)
     """Learn an IDF table (jieba's idf.txt format) from a JSON-lines corpus."""
     seg = Segmenter.default()
     try:
-        with open(input_path, encoding="utf-8") as handle:
+        with open(input_path, "rb") as handle:  # decoded line by line (read_jsonl)
             lines = list(read_jsonl(handle, DocumentFields(text=text_field), skip_invalid))
     except OSError as exc:
         fail(f"cannot read {input_path}: {exc.strerror}", 2)
-    except UnicodeDecodeError as exc:
-        fail(f"{input_path} is not UTF-8 text: {exc.reason}", 2)
     except UsageError as exc:
         fail(str(exc), 2)
     docs = [d for d in lines if isinstance(d, InputDoc)]

@@ -15,8 +15,14 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
 
+A text document without a text in the text field (missing, null, a number, a list) is neither fingerprinted nor
+clustered, and nothing is written to it: fingerprinted as an empty text, every such document would be an exact
+duplicate of every other. Dedupe counts them (``no_text``), and refuses an index that has documents but none with a
+text there (:class:`NoTextField`), before writing anything: the text is most likely in another field.
+
 Both write a document's fields only onto the copy they were computed from (each update carries the
-``_seq_no`` and ``_primary_term`` the scan read). A document written in between is read again: where the
+``_seq_no`` and ``_primary_term`` the scan read, and the document's custom ``_routing``, if it has one, as every
+request about one document does). A document written in between is read again: where the
 fields the update was computed from are unchanged (another client changed other fields), or hold what the
 update itself wrote (a bulk the client sent again after a timeout), the update is sent once more, onto the new
 copy; otherwise the document keeps what was written and is counted
@@ -32,10 +38,11 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +50,7 @@ import xxhash
 from elasticsearch import Elasticsearch, helpers
 
 from neardup.config import Settings
+from neardup.errors import UsageError
 from neardup.ingest.cluster import Assignment, cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
@@ -55,7 +63,7 @@ from .documents import text_value
 from .pipeline import fingerprint_in_pipeline
 from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder
 
-__all__ = ["DEFAULT_FIELDS", "BatchConfig", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
+__all__ = ["DEFAULT_FIELDS", "BatchConfig", "NoTextField", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
 
 #: the text and title fields documents are read from unless told otherwise (what ingest reads)
 DEFAULT_FIELDS = {"text_field": "text", "title_field": "title"}
@@ -70,6 +78,19 @@ Progress = Callable[[str, int, int | None], None]
 
 def _no_progress(stage: str, done: int, total: int | None) -> None:
     """The default progress callback: report nothing."""
+
+
+class NoTextField(UsageError):
+    """A dedupe of text documents found documents, but none with a text in the field it reads: the text is most
+    likely in another field, and the dedupe would leave every document out. It refuses before writing anything."""
+
+    def __init__(self, index: str, text_field: str, documents: int) -> None:
+        super().__init__(
+            f"none of the {documents} documents of {index!r} has a text in field {text_field!r}; nothing was written"
+        )
+        self.index = index
+        self.text_field = text_field
+        self.documents = documents
 
 
 @dataclass(frozen=True)
@@ -153,14 +174,15 @@ def scan(
     slices: int,
     page_size: int,
     seq_no: bool = False,
-) -> Iterator[list[dict[str, Any]]]:
+) -> Generator[list[dict[str, Any]], None, None]:
     """Pages of hits of ``query`` over a point in time, ``slices`` slices read by as many threads; with
     ``seq_no``, each hit says where its document stood when read (``_seq_no``, ``_primary_term``).
 
     Pages are handed over as they arrive, at most two per slice ahead of the consumer, so memory holds a
     few pages whatever the index size, and every slice searches again (which extends the point in time's
     keep-alive) while the consumer is still at work; a consumer slower than the whole read does not
-    outlive the point in time. The point in time is closed in any case, even if it expired."""
+    outlive the point in time. The point in time is closed in any case, even if it expired, and when the consumer
+    stops early (closes the generator)."""
     pit = client.open_point_in_time(index=index, keep_alive=_KEEP_ALIVE)["id"]
     pages: queue.Queue[list[dict[str, Any]] | _SliceDone | BaseException] = queue.Queue(maxsize=2 * slices)
     stop = threading.Event()
@@ -226,28 +248,49 @@ def scan(
 _BULK_SECONDS = 120.0
 
 
-#: a partial update of ``neardup.*``: (id, fields, where the document stood when its fields were computed from
-#: it, as (sequence number, primary term))
-_Update = tuple[str, dict[str, Any], tuple[int, int]]
+class _Update(NamedTuple):
+    """A partial update of ``neardup.*``: the document's id, the fields, where the document stood when they were
+    computed from it (sequence number, primary term), and the document's custom routing if it has one (on an
+    index with custom routing, a request without it looks on another shard, or is refused when routing is
+    required)."""
+
+    id: str
+    fields: dict[str, Any]
+    seen: tuple[int, int]
+    routing: str | None = None
+
+
+def _routings(hits: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The custom routing of each hit that has one, by id (a hit carries ``_routing`` only then).
+
+    >>> _routings([{"_id": "a", "_routing": "k"}, {"_id": "b"}])
+    {'a': 'k'}
+    """
+    return {h["_id"]: h["_routing"] for h in hits if h.get("_routing") is not None}
 
 
 def _update_action(index: str, update: _Update) -> dict[str, Any]:
-    """The bulk action of one :data:`_Update`: it applies only to the copy of the document the fields were
+    """The bulk action of one :class:`_Update`: it applies only to the copy of the document the fields were
     computed from; one written since answers a version conflict (409), and keeps what was written.
 
-    >>> action = _update_action("i", ("d", {"status": "ok"}, (7, 1)))
+    >>> action = _update_action("i", _Update("d", {"status": "ok"}, (7, 1)))
     >>> action["doc"] == {schema.ROOT: {"status": "ok"}}, action["if_seq_no"], action["if_primary_term"]
     (True, 7, 1)
+    >>> "routing" in action, _update_action("i", _Update("d", {}, (7, 1), "k"))["routing"]
+    (False, 'k')
     """
-    doc_id, fields, (seq_no, primary_term) = update
-    return {
+    seq_no, primary_term = update.seen
+    action = {
         "_op_type": "update",
         "_index": index,
-        "_id": doc_id,
-        "doc": {schema.ROOT: fields},
+        "_id": update.id,
+        "doc": {schema.ROOT: update.fields},
         "if_seq_no": seq_no,
         "if_primary_term": primary_term,
     }
+    if update.routing is not None:
+        action["routing"] = update.routing
+    return action
 
 
 def _plain(item: dict[str, Any]) -> dict[str, Any]:
@@ -294,10 +337,10 @@ class _Written:
         """This run with the conflicted updates ``again`` sent once more, to the ``outcome`` given.
 
         >>> first = _Written(5, ("a", "b", "c"))
-        >>> first.sent_again([("a", {}, (9, 1)), ("b", {}, (4, 1))], _Written(1, ("b",)))
+        >>> first.sent_again([_Update("a", {}, (9, 1)), _Update("b", {}, (4, 1))], _Written(1, ("b",)))
         _Written(written=6, conflicted=('c', 'b'), failures=0, first_failure=None, gone=0)
         """
-        resent = {doc_id for doc_id, _, _ in again}
+        resent = {u.id for u in again}
         kept = _Written(
             self.written,
             tuple(i for i in self.conflicted if i not in resent),
@@ -362,13 +405,18 @@ def _where_still_as_read(
     ids: Sequence[str],
     source: list[str] | bool,
     as_read: Callable[[str, dict[str, Any]], bool],
+    routing: Mapping[str, str],
 ) -> dict[str, tuple[int, int]]:
     """Of the documents ``ids``, each written since it was read, those whose ``source`` fields still hold what
     was read (``as_read(id, source now)``): a write that changed only other fields, or this run's own update
-    sent again. Returns where each of them stands now (sequence number, primary term)."""
+    sent again. Each is read with its custom routing (``routing[id]``), if it has one. Returns where each of
+    them stands now (sequence number, primary term)."""
     now: dict[str, tuple[int, int]] = {}
     for start in range(0, len(ids), _MGET_IDS):
-        docs = client.mget(index=index, ids=list(ids[start : start + _MGET_IDS]), source=source)["docs"]
+        wanted = [
+            {"_id": i, "routing": routing[i]} if i in routing else {"_id": i} for i in ids[start : start + _MGET_IDS]
+        ]
+        docs = client.mget(index=index, docs=wanted, source=source)["docs"]
         for d in docs:
             if d.get("found") and as_read(d["_id"], d.get("_source") or {}):
                 now[d["_id"]] = (d["_seq_no"], d["_primary_term"])
@@ -383,14 +431,15 @@ def _sent_again_where_as_read(
     as_read: Callable[[str, dict[str, Any]], bool],
     fields_of: Callable[[str], dict[str, Any]],
     retries: int,
+    routing: Mapping[str, str],
 ) -> _Written:
     """``done`` with each conflicted update sent once more, onto the document's new copy, where its ``source``
     fields still hold what the update was computed from (:func:`_where_still_as_read`); ``fields_of(id)`` gives
-    the update's fields again."""
+    the update's fields again, ``routing`` the custom routing of the documents that have one."""
     if not done.conflicted:
         return done
-    now = _where_still_as_read(client, index, done.conflicted, source, as_read)
-    again = [(doc_id, fields_of(doc_id), seen) for doc_id, seen in now.items()]
+    now = _where_still_as_read(client, index, done.conflicted, source, as_read, routing)
+    again = [_Update(doc_id, fields_of(doc_id), seen, routing.get(doc_id)) for doc_id, seen in now.items()]
     return done.sent_again(again, _bulk_update(client, index, again, retries)) if again else done
 
 
@@ -425,7 +474,7 @@ def _write_page(
     update made of them: the update itself was applied (a bulk the client sent again after a timeout, whose
     first send had written), and sending it once more changes nothing."""
     done = _bulk_update(client, index, updates, retries)
-    sent = {doc_id: fields for doc_id, fields, _ in updates}
+    sent = {u.id: u.fields for u in updates}
     return _sent_again_where_as_read(
         client,
         index,
@@ -434,6 +483,7 @@ def _write_page(
         lambda i, src: src == read[i] or src == _as_updated(read[i], sent[i], source),
         sent.__getitem__,
         retries,
+        {u.id: u.routing for u in updates if u.routing is not None},
     )
 
 
@@ -474,26 +524,66 @@ def _page_records(
     config: BatchConfig,
     sources: list[dict[str, Any]],
 ) -> list[Record | None]:
-    """The records of one page's sources, in order (None where the field configuration refuses a record)."""
+    """The records of one page's sources, in order. None where there is no record: for records, where the field
+    configuration refuses one; for texts, where the text field holds no text (missing, null, or a value that is
+    not a string), which is left out rather than fingerprinted as an empty text that every such document shares."""
     if config.record is not None:
         fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
         results = pool.fingerprint_records(fields, config.record)
         return [None if isinstance(r, RecordError) else r for r in results]
+    texts = [text_value(_field(src, config.text_field)) for src in sources]
     pairs = [
-        (text_value(_field(src, config.text_field)) or "", text_value(_field(src, config.title_field)))
-        for src in sources
+        (text, text_value(_field(src, config.title_field)))
+        for text, src in zip(texts, sources, strict=True)
+        if text is not None
     ]
+    records: list[Record] = []
     if not config.fingerprints_in_es:
-        return list(pool.fingerprint(pairs))
-    records: list[Record | None] = []
-    unlimited = Settings(max_text_chars=_NO_TEXT_LIMIT)
-    for batch in _in_es_batches(pairs):
-        chars = sum(len(text) + len(title or "") for text, title in batch)
-        timeout = _SIMULATE_SECONDS + chars / _CHARS_PER_SECOND
-        records.extend(
-            fingerprint_in_pipeline(client.options(request_timeout=timeout), batch, fingerprinter.version, unlimited)
-        )
-    return records
+        records = pool.fingerprint(pairs)
+    else:
+        unlimited = Settings(max_text_chars=_NO_TEXT_LIMIT)
+        for batch in _in_es_batches(pairs):
+            chars = sum(len(text) + len(title or "") for text, title in batch)
+            timeout = _SIMULATE_SECONDS + chars / _CHARS_PER_SECOND
+            records.extend(
+                fingerprint_in_pipeline(
+                    client.options(request_timeout=timeout), batch, fingerprinter.version, unlimited
+                )
+            )
+    made = iter(records)
+    return [None if text is None else next(made) for text in texts]
+
+
+def _holding(client: Elasticsearch, index: str, name: str) -> dict[str, Any] | None:
+    """The query of the documents of ``index`` that hold a value in field ``name``; None where the index cannot
+    tell, as the field is not searchable in every index ``index`` names (not mapped, as under ``dynamic: false``;
+    ``index: false``; an object): then only the documents' sources can. A value the mapping did not index
+    (beyond a keyword's ``ignore_above``, or malformed) is named in the document's ``_ignored``, and is held too.
+
+    A null, an empty list or no field at all is no value; an empty string, a number or a list of strings is one
+    (:func:`_page_records` then finds no text in the last two)."""
+    caps = client.field_caps(index=index, fields=[name], include_unmapped=True)["fields"].get(name) or {}
+    if not caps or any(kind in ("unmapped", "object", "nested") or not c.get("searchable") for kind, c in caps.items()):
+        return None
+    return {"bool": {"should": [{"exists": {"field": name}}, {"term": {"_ignored": name}}], "minimum_should_match": 1}}
+
+
+#: the most documents a page of :func:`_check_text` reads: it stops at the first text, in most indices on the first
+#: page
+_CHECK_PAGE = 100
+
+
+def _check_text(client: Elasticsearch, index: str, name: str, holding: dict[str, Any] | None) -> None:
+    """Raise :class:`NoTextField` when ``index`` has documents but none holds a text in field ``name``
+    (``holding``: see :func:`_holding`). Reads the field alone, up to the first text found: a page, unless no
+    document has one."""
+    query = holding or {"match_all": {}}
+    with closing(scan(client, index, query, [name], slices=1, page_size=_CHECK_PAGE)) as pages:
+        if any(text_value(_field(h.get("_source") or {}, name)) is not None for hits in pages for h in hits):
+            return
+    documents = client.count(index=index)["count"]
+    if documents:
+        raise NoTextField(index, name, documents)
 
 
 def _fingerprint_stage(
@@ -503,17 +593,27 @@ def _fingerprint_stage(
     config: BatchConfig,
     progress: Progress,
     first_seen: str,
+    holding: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Fingerprint every document that lacks the current version; write the fingerprint fields, and
     ``first_seen`` as the ``indexed_at`` of documents without one. A record the field configuration refuses
-    (a value of the wrong type) is counted, not written.
+    (a value of the wrong type) is counted, not written. So is a text document without a text in the text field
+    (``no_text``): ``holding``, the query of the documents with a value there (:func:`_holding`), keeps those
+    without any out of the scan, so a run does not read them again each time; they are counted by a query. A
+    value that is no text (a number, a list), or any document where the index cannot tell, is read to be counted,
+    on every run, as it never gets the version.
 
     One page's updates are written while the next page is fingerprinted (by the pool, or by Elasticsearch),
     so neither waits for the other; progress counts written documents only, and a page is only sent once the
     page before it is written, so an interrupted run leaves at most the page in flight to redo."""
     started = time.perf_counter()
     version = config.version(fingerprinter)
-    query = {"bool": {"must_not": [{"term": {schema.path(schema.VERSION): version}}]}}
+    lacking: dict[str, Any] = {"term": {schema.path(schema.VERSION): version}}
+    query: dict[str, Any] = {"bool": {"must_not": [lacking]}}
+    no_text = 0
+    if config.record is None and holding is not None:
+        query = {"bool": {"must_not": [lacking], "filter": [holding]}}
+        no_text = client.count(index=index, query={"bool": {"must_not": [lacking, holding]}})["count"]
     total = client.count(index=index, query=query)["count"]
     refused = skipped = 0
     written = _Written()
@@ -542,6 +642,9 @@ def _fingerprint_stage(
             updates = []
             read = {h["_id"]: src for h, src in zip(hits, sources, strict=True)}
             for h, src, r in zip(hits, sources, records, strict=True):
+                if r is None and config.record is None:
+                    no_text += 1
+                    continue
                 if r is None:
                     refused += 1
                     continue
@@ -550,7 +653,7 @@ def _fingerprint_stage(
                 fields_out = schema.record_fields(r)
                 if not (src.get(schema.ROOT) or {}).get(schema.INDEXED_AT):
                     fields_out[schema.INDEXED_AT] = first_seen  # a re-fingerprint keeps its place
-                updates.append((h["_id"], fields_out, (h["_seq_no"], h["_primary_term"])))
+                updates.append(_Update(h["_id"], fields_out, (h["_seq_no"], h["_primary_term"]), h.get("_routing")))
             settle()
             writing = writer.submit(_write_page, client, index, updates, read, source, config.bulk_retries)
         settle()
@@ -563,6 +666,7 @@ def _fingerprint_stage(
         "fingerprint_skipped": skipped,
         "fingerprint_gone": written.gone,
         "refused_records": refused,
+        "no_text": no_text,
     }
 
 
@@ -600,11 +704,18 @@ def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
 class _Changes(Sequence[_Update]):
     """The assignments of a clustering that differ from what the documents carry, as updates, each
     built when it is read: a first clustering changes every document, and a million (id, fields) updates held at
-    once took 278 MiB."""
+    once took 278 MiB. ``routing`` holds the custom routing of the documents that have one, by id."""
 
-    def __init__(self, docs: StoredTable, a: Assignment, rows: npt.NDArray[np.int64] | None = None) -> None:
+    def __init__(
+        self,
+        docs: StoredTable,
+        a: Assignment,
+        routing: Mapping[str, str],
+        rows: npt.NDArray[np.int64] | None = None,
+    ) -> None:
         self.docs = docs
         self.a = a
+        self.routing = routing
         if rows is None:
             rows = np.fromiter(
                 (k for k in range(len(docs)) if not docs.unchanged(k, {schema.ROOT: self.fields(k)})), dtype=np.int64
@@ -630,9 +741,10 @@ class _Changes(Sequence[_Update]):
     def __getitem__(self, at: slice) -> _Changes: ...
     def __getitem__(self, at: int | slice) -> _Update | _Changes:
         if isinstance(at, slice):
-            return _Changes(self.docs, self.a, self.rows[at])
+            return _Changes(self.docs, self.a, self.routing, self.rows[at])
         k = int(self.rows[at])
-        return self.docs.ids[k], self.fields(k), self.docs.seen(k)
+        doc_id = self.docs.ids[k]
+        return _Update(doc_id, self.fields(k), self.docs.seen(k), self.routing.get(doc_id))
 
 
 def reconcile(
@@ -649,15 +761,17 @@ def reconcile(
     query = {"term": {schema.path(schema.VERSION): version}}
     total = client.count(index=index, query=query)["count"]
     loading = TableBuilder()
+    routing: dict[str, str] = {}  # empty unless the index has documents with custom routing
     progress("load", 0, total)
     for hits in scan(client, index, query, fields, cfg.slices, cfg.page_size, seq_no=True):
         for h in hits:
             loading.add(h)
+        routing.update(_routings(hits))
         progress("load", len(loading), total)
     docs = loading.build()
     progress("cluster", 0, len(docs))
     a = cluster_records(docs, lambda r: r.fingerprints, cfg.verify_config())
-    updates = _Changes(docs, a)
+    updates = _Changes(docs, a, routing)
     progress("write", 0, len(updates))
     written = _bulk_update(client, index, updates, cfg.bulk_retries, cfg.write_threads)
     if written.conflicted:  # sent once more where what the clustering read is unchanged
@@ -671,6 +785,7 @@ def reconcile(
             lambda i, src: docs.still_as_read(rows[i], src),
             lambda i: updates.fields(rows[i]),
             cfg.bulk_retries,
+            routing,
         )
     progress("write", written.written, len(updates))
     client.indices.refresh(index=index)
@@ -696,14 +811,18 @@ def dedupe(
     """Fingerprint what is missing, then cluster the whole index (see the module doc)."""
     cfg = config or BatchConfig()
     started = time.perf_counter()
-    if cfg.record is None:  # reconcile reads the version of these fields (see read_fields)
+    client.indices.refresh(index=index)  # what an interrupted run wrote is not redone; the check sees every document
+    holding = None
+    if cfg.record is None:
+        holding = _holding(client, index, cfg.text_field)
+        _check_text(client, index, cfg.text_field, holding)
+        # reconcile reads the version of these fields (see read_fields)
         write_index_meta(client, index, _FIELDS_META, None if cfg.fields() == DEFAULT_FIELDS else cfg.fields())
-    client.indices.refresh(index=index)  # what an interrupted run wrote is not redone
     first_seen = read_index_meta(client, index, _STARTED_META)
     if not isinstance(first_seen, str):  # no interrupted dedupe to resume: this one starts now
         first_seen = schema.timestamp(time.time_ns())
         write_index_meta(client, index, _STARTED_META, first_seen)
-    stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress, first_seen)
+    stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress, first_seen, holding)
     client.indices.refresh(index=index)
     result = reconcile(client, index, cfg.version(fingerprinter), cfg, progress)
     if not stage["fingerprint_failures"]:  # else the next run gives the rest the same time

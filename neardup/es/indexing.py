@@ -34,6 +34,7 @@ from typing import Any
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
 
+from neardup.config import Settings
 from neardup.errors import BatchNotUndone, NeardupError
 from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
@@ -71,6 +72,12 @@ class IngestConfig:
     chunk_size: int = 500
     #: all-or-nothing: a batch with a refused item is undone
     atomic: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **given: Any) -> IngestConfig:
+        """What ``settings`` set (``NEARDUP_MAX_CANDIDATES``, ``NEARDUP_MIN_SHARED``), and the rest as ``given``:
+        the service and every command that flags take the same settings from here."""
+        return cls(max_candidates=settings.max_candidates, min_shared=settings.min_shared, **given)
 
 
 #: the error type of a bulk item no answer came for (not one of Elasticsearch's)

@@ -1,15 +1,15 @@
-"""Long-running batch jobs over HTTP: the job's state lives in Elasticsearch (index ``neardup-jobs``)
-so any service worker can answer ``GET /v1/jobs/{id}``; the work runs in a thread of the worker
-that accepted it. A job is ``running`` → ``done`` or ``failed`` (with the error); a running job whose worker stopped
-beating (the process died) is reported ``lost``.
+"""Long-running batch jobs: the job's state lives in Elasticsearch (index ``neardup-jobs``) so any service worker
+can answer ``GET /v1/jobs/{id}``; the work runs in a thread of the worker that accepted it, or in the command that
+runs it (:func:`run_job`). A job is ``running`` → ``done`` or ``failed`` (with the error); a running job whose worker
+stopped beating (the process died) is reported ``lost``.
 
-One job of a kind runs on an index at a time, whichever worker process started it: a job first takes a
-lock, a document ``lock-<kind>-<index>`` in the same index created with ``op_type=create`` (so exactly
-one of two workers gets it). Its heartbeat keeps the lock fresh; it is deleted when the job ends, and a
-lock whose job ended or whose worker stopped beating for ``LOST_AFTER_SECONDS`` is taken over. Every
-change of a lock is conditional on its sequence number (``if_seq_no``), so a job never renews or deletes
-a lock another job took over (and no scripting is needed); a job that finds its lock taken over stops at its
-next progress step (:class:`JobLockLost`)."""
+One job that writes an index's assignments (a dedupe or a reconcile) runs on an index at a time, whichever worker
+process or command started it: a job first takes a lock, a document ``lock-assignments-<index>`` in the same index
+created with ``op_type=create`` (so exactly one of two gets it). Its heartbeat keeps the lock fresh; it is deleted
+when the job ends, and a lock whose job ended or whose worker stopped beating for ``LOST_AFTER_SECONDS`` is taken
+over. Every change of a lock is conditional on its sequence number (``if_seq_no``), so a job never renews or deletes
+a lock another job took over (and no scripting is needed); a job that finds its lock taken over stops at its next
+progress step (:class:`JobLockLost`)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,16 @@ from neardup.errors import NeardupError
 
 from .client import JOBS_INDEX, create_index
 
-__all__ = ["JOBS_INDEX", "InvalidJobRecord", "JobLockLost", "JobRunning", "get_job", "mark_lost", "start_job"]
+__all__ = [
+    "JOBS_INDEX",
+    "InvalidJobRecord",
+    "JobLockLost",
+    "JobRunning",
+    "get_job",
+    "mark_lost",
+    "run_job",
+    "start_job",
+]
 
 HEARTBEAT_SECONDS = 10.0
 LOST_AFTER_SECONDS = 60.0
@@ -52,7 +61,8 @@ Work = Callable[[Callable[[str, int, int | None], None]], dict[str, Any]]
 
 
 class JobRunning(NeardupError):
-    """A job of this kind is already running on this index (``job_id``, started by any worker)."""
+    """A job that excludes the one asked for (``kind``: dedupe and reconcile exclude each other) is running on this
+    index (``job_id``, started by any worker or command)."""
 
     def __init__(self, kind: str, index: str, job_id: str) -> None:
         super().__init__(
@@ -102,8 +112,13 @@ def _parse_time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
+#: the kinds of job that exclude each other on an index, by the lock they share: dedupe and reconcile both write
+#: the assignments, and one reading an older state would write it over the other's
+_LOCKS = {"dedupe": "assignments", "reconcile": "assignments"}
+
+
 def _lock_id(kind: str, index: str) -> str:
-    return f"lock-{kind}-{index}"
+    return f"lock-{_LOCKS.get(kind, kind)}-{index}"
 
 
 def _lock_alive(client: Elasticsearch, lock: dict[str, Any]) -> bool:
@@ -125,7 +140,7 @@ def _lock_alive(client: Elasticsearch, lock: dict[str, Any]) -> bool:
 def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
     """Take the (index, kind) lock for ``job_id``, or raise :class:`JobRunning` naming its holder."""
     lock_id = _lock_id(kind, index)
-    holder = "?"
+    holder, holder_kind = "?", kind
     for _ in range(5):
         body = {"lock": True, "kind": kind, "index": index, "job": job_id, "heartbeat_at": _now()}
         try:
@@ -138,9 +153,9 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
         except NotFoundError:
             continue  # released in between: try again
         lock = held["_source"] if isinstance(held["_source"], dict) else {}
-        holder = str(lock.get("job"))
+        holder, holder_kind = str(lock.get("job")), str(lock.get("kind") or kind)
         if _lock_alive(client, lock):
-            raise JobRunning(kind, index, holder)
+            raise JobRunning(holder_kind, index, holder)
         try:  # its job ended or its worker died: take the lock over, unless someone else did first
             client.index(
                 index=JOBS_INDEX,
@@ -153,7 +168,7 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
             return
         except ConflictError:
             continue
-    raise JobRunning(kind, index, holder)
+    raise JobRunning(holder_kind, index, holder)
 
 
 def _held(client: Elasticsearch, lock_id: str, job_id: str) -> dict[str, Any] | None:
@@ -210,82 +225,112 @@ def _release(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
 
 def start_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[str, Any]:
     """Record a new job and run ``work`` in a background thread; returns the job document. Raises
-    :class:`JobRunning` when a job of ``kind`` is running on ``index`` (in any worker process)."""
-    create_index(client, JOBS_INDEX, _MAPPING)
-    job_id = uuid.uuid4().hex
-    _acquire(client, kind, index, job_id)
-    doc: dict[str, Any] = {
-        "id": job_id,
-        "kind": kind,
-        "index": index,
-        "state": "running",
-        "progress": {"stage": "queued", "done": 0, "total": None},
-        "created_at": _now(),
-        "heartbeat_at": _now(),
-    }
-    try:
-        client.index(index=JOBS_INDEX, id=job_id, document=doc, refresh="wait_for")
-    except BaseException:
-        _release(client, kind, index, job_id)
-        raise
-    finished = threading.Event()
-    lock_lost = threading.Event()
-    # each heartbeat request is sent once: with the client's retries, one beat could outlast the takeover time
-    beat_client = client.options(max_retries=0)
+    :class:`JobRunning` when a job that excludes it runs on ``index`` (in any worker process or command)."""
+    job = _Job.begin(client, kind, index)
+    threading.Thread(target=job.run, args=(work,), name=f"neardup-job-{job.id}", daemon=True).start()
+    return job.doc
 
-    def heartbeat() -> None:
-        while not finished.wait(HEARTBEAT_SECONDS):
+
+def run_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[str, Any]:
+    """:func:`start_job` in this thread (the command line's ``dedupe`` and ``reconcile``, which so take the same
+    lock as the service's jobs): the work's result, or its exception once the job is recorded as failed."""
+    job = _Job.begin(client, kind, index)
+    return job.run(work, reraise=True)
+
+
+class _Job:
+    """A running job: its lock taken, its record written, its heartbeat beating until :meth:`run` ends."""
+
+    def __init__(self, client: Elasticsearch, kind: str, index: str, doc: dict[str, Any]) -> None:
+        self.client = client
+        self.kind = kind
+        self.index = index
+        self.doc = doc
+        self.id: str = doc["id"]
+        self.finished = threading.Event()
+        self.lock_lost = threading.Event()
+        self.last_progress = 0.0
+
+    @classmethod
+    def begin(cls, client: Elasticsearch, kind: str, index: str) -> _Job:
+        create_index(client, JOBS_INDEX, _MAPPING)
+        job_id = uuid.uuid4().hex
+        _acquire(client, kind, index, job_id)
+        doc: dict[str, Any] = {
+            "id": job_id,
+            "kind": kind,
+            "index": index,
+            "state": "running",
+            "progress": {"stage": "queued", "done": 0, "total": None},
+            "created_at": _now(),
+            "heartbeat_at": _now(),
+        }
+        try:
+            client.index(index=JOBS_INDEX, id=job_id, document=doc, refresh="wait_for")
+        except BaseException:
+            _release(client, kind, index, job_id)
+            raise
+        job = cls(client, kind, index, doc)
+        threading.Thread(target=job.heartbeat, name=f"neardup-job-{job_id}-heartbeat", daemon=True).start()
+        return job
+
+    def heartbeat(self) -> None:
+        # each heartbeat request is sent once: with the client's retries, one beat could outlast the takeover time
+        beat_client = self.client.options(max_retries=0)
+        while not self.finished.wait(HEARTBEAT_SECONDS):
             try:
                 now = _now()
                 # the record beats on while the work runs, lock or not: it is what says the job is alive
-                beat_client.update(index=JOBS_INDEX, id=job_id, doc={"heartbeat_at": now}, retry_on_conflict=3)
-                if not lock_lost.is_set() and not _renew(beat_client, kind, index, job_id, now):
-                    lock_lost.set()  # taken over: another job of the kind may be running
+                beat_client.update(index=JOBS_INDEX, id=self.id, doc={"heartbeat_at": now}, retry_on_conflict=3)
+                if not self.lock_lost.is_set() and not _renew(beat_client, self.kind, self.index, self.id, now):
+                    self.lock_lost.set()  # taken over: another job may be running
             except (TransportError, ApiError) as exc:
-                _LOG.warning("job %s: heartbeat not recorded: %s", job_id, exc)
+                _LOG.warning("job %s: heartbeat not recorded: %s", self.id, exc)
 
-    last = [0.0]
-
-    def progress(stage: str, done: int, total: int | None) -> None:
-        if lock_lost.is_set():  # the work stops at its next step rather than run beside another job
-            raise JobLockLost(kind, index, job_id)
+    def progress(self, stage: str, done: int, total: int | None) -> None:
+        if self.lock_lost.is_set():  # the work stops at its next step rather than run beside another job
+            raise JobLockLost(self.kind, self.index, self.id)
         now = time.monotonic()
-        if now - last[0] < 0.5 and (total is None or done < total):
+        if now - self.last_progress < 0.5 and (total is None or done < total):
             return
-        last[0] = now
+        self.last_progress = now
         try:
-            client.update(
+            self.client.update(
                 index=JOBS_INDEX,
-                id=job_id,
+                id=self.id,
                 doc={"progress": {"stage": stage, "done": done, "total": total}},
                 retry_on_conflict=3,
             )
         except (TransportError, ApiError) as exc:  # progress is best effort; the work goes on
-            _LOG.warning("job %s: progress not recorded: %s", job_id, exc)
+            _LOG.warning("job %s: progress not recorded: %s", self.id, exc)
 
-    def run() -> None:
+    def run(self, work: Work, reraise: bool = False) -> dict[str, Any]:
         final: dict[str, Any]
+        failure: Exception | None = None
         try:
-            final = {"state": "done", "result": work(progress)}
+            final = {"state": "done", "result": work(self.progress)}
         except Exception as exc:
-            _LOG.exception("job %s failed", job_id)
+            if not reraise:
+                _LOG.exception("job %s failed", self.id)
+            failure = exc
             final = {"state": "failed", "error": {"type": type(exc).__name__, "message": str(exc)}}
-        finished.set()
-        _release(client, kind, index, job_id)  # first: whoever reads the outcome may start the next job at once
+        self.finished.set()
+        _release(self.client, self.kind, self.index, self.id)  # first: whoever reads the outcome may start the next
         final["finished_at"] = _now()
-        for attempt in range(30):  # Elasticsearch may be briefly away; the outcome must be recorded
+        # Elasticsearch may be briefly away; the outcome must be recorded (a command waits less: its user reads it)
+        for attempt in range(3 if reraise else 30):
             try:
-                client.update(index=JOBS_INDEX, id=job_id, doc=final, refresh="wait_for", retry_on_conflict=3)
+                self.client.update(index=JOBS_INDEX, id=self.id, doc=final, refresh="wait_for", retry_on_conflict=3)
                 break
             except (TransportError, ApiError) as exc:
-                _LOG.warning("job %s: outcome not recorded yet: %s", job_id, exc)
+                _LOG.warning("job %s: outcome not recorded yet: %s", self.id, exc)
                 time.sleep(min(2.0, 0.1 * (attempt + 1)))
         else:
-            _LOG.error("job %s: could not record its outcome %s", job_id, final["state"])
-
-    threading.Thread(target=run, name=f"neardup-job-{job_id}", daemon=True).start()
-    threading.Thread(target=heartbeat, name=f"neardup-job-{job_id}-heartbeat", daemon=True).start()
-    return doc
+            _LOG.error("job %s: could not record its outcome %s", self.id, final["state"])
+        if failure is not None and reraise:
+            raise failure
+        result: dict[str, Any] = final.get("result") or {}
+        return result
 
 
 #: what a job record's fields must be: (accepted types, required)

@@ -7,6 +7,10 @@ flagged and written like posted documents. After every written batch the high-wa
 reads only newer rows, and rows Elasticsearch refused again, and checks them against everything indexed.
 A bad row (missing id, a value of the wrong type, invalid UTF-8 in a text column) is reported by row
 and skipped; an import that cannot go on says where to resume.
+
+The field configuration is kept with the index before the first row is written, as ``PUT /v1/indices/{index}``
+keeps one, so ``neardup dedupe`` and ``reconcile`` and the service read the rows as the records they are; an
+index that keeps another configuration is refused.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from sqlalchemy.engine import make_url
 
 from neardup.errors import NeardupError, UsageError
-from neardup.es.client import IMPORTS_INDEX, create_index
+from neardup.es.client import IMPORTS_INDEX, create_index, read_record_config, write_record_config
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch
 from neardup.es.recent import RecentWrites
@@ -290,18 +294,26 @@ def run_import(
     spec: ImportSpec,
     fingerprinter: Fingerprinter,
     progress: Callable[[ImportResult], None] | None = None,
+    ingest: IngestConfig | None = None,
 ) -> ImportResult:
-    """Import the rows (see the module doc); raises :class:`ImportStopped` when it cannot go on."""
+    """Import the rows (see the module doc); raises :class:`ImportStopped` when it cannot go on. ``ingest``: the
+    candidate settings (:meth:`IngestConfig.from_settings`); the verification is the field configuration's."""
     column = spec.incremental or (spec.since[0] if spec.since else spec.id_column)
     since: Any = spec.since[1] if spec.since else None
     if spec.incremental and since is None:
         since = _stored_mark(client, spec, column)
     engine = _engine(spec.url)
     result = ImportResult(since=since, high_water=since)
-    config = IngestConfig(verify=spec.fields.verify_config(VerifyConfig()), refresh="wait_for", atomic=False)
+    config = replace(
+        ingest or IngestConfig(),
+        verify=spec.fields.verify_config(VerifyConfig()),
+        refresh="wait_for",
+        atomic=False,
+    )
     mark = Mark(since)
     try:
         stmt = _statement(engine, spec, column, since)
+        _keep_fields(client, spec.index, spec.fields)
         for rows in _batches(engine, stmt, spec.batch_size):
             docs: list[Incoming] = []
             records: list[Record] = []
@@ -354,6 +366,54 @@ def run_import(
     finally:
         engine.dispose()
     return result
+
+
+def _keep_fields(client: Elasticsearch, index: str, fields: RecordConfig) -> None:
+    """Keep ``fields`` with ``index`` (:func:`write_record_config`, as ``PUT /v1/indices/{index}`` does), so what
+    reads the index later (``neardup dedupe`` and ``reconcile``, the service) fingerprints its documents as these
+    records, not as text. An index that keeps the same configuration is left as it is; one that keeps another
+    is a :class:`UsageError`: its documents were fingerprinted by that one, and rows fingerprinted by this one
+    would not be compared with them."""
+    stored = read_record_config(client, index)
+    if not stored:
+        write_record_config(client, index, _config_data(fields))
+        return
+    kept = RecordConfig.parse(stored, strict=False)
+    if kept.describe() == fields.describe():
+        return
+    raise UsageError(
+        f"index {index!r} keeps another field configuration (differing in {', '.join(_differences(kept, fields))}): "
+        "its documents are fingerprinted by that one. Import with the same configuration or into another index; "
+        f"to change the index's, PUT /v1/indices/{index} with the new one, then `neardup dedupe {index}` "
+        "fingerprints its documents by it"
+    )
+
+
+def _config_data(config: RecordConfig) -> dict[str, Any]:
+    """``config`` as the JSON a ``PUT /v1/indices/{index}`` body gives (what :meth:`RecordConfig.parse` reads).
+
+    >>> data = _config_data(RecordConfig.parse({"fields": {"a": {"mode": "value", "weight": 2}}, "mu": 0.7}))
+    >>> data["fields"], RecordConfig.parse(data).mu
+    ({'a': {'mode': 'value', 'weight': 2.0, 'title': False}}, 0.7)
+    """
+    return {
+        "fields": {n: {"mode": s.mode, "weight": s.weight, "title": s.title} for n, s in config.fields.items()},
+        "mu": config.mu,
+        "min_combined": config.min_combined,
+    }
+
+
+def _differences(kept: RecordConfig, given: RecordConfig) -> list[str]:
+    """What two configurations set apart, for a message.
+
+    >>> kept = RecordConfig.parse({"fields": {"a": {"mode": "text"}, "b": {"mode": "value"}}})
+    >>> _differences(kept, RecordConfig.parse({"fields": {"a": {"mode": "text"}, "c": {"mode": "set"}}, "mu": 0.5}))
+    ["field 'b'", "field 'c'", 'mu']
+    """
+    names = sorted(set(kept.fields) | set(given.fields))
+    found = [f"field {n!r}" for n in names if kept.fields.get(n) != given.fields.get(n)]
+    found += [k for k in ("mu", "min_combined") if getattr(kept, k) != getattr(given, k)]
+    return found or ["how records are read"]
 
 
 def _readable(column: str, value: Any) -> Any:

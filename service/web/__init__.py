@@ -12,7 +12,7 @@ from flask import render_template, request
 from neardup.es.browse import get_cluster, list_clusters, overview, search
 
 from ..api.common import checked_index
-from ..errors import ApiError
+from ..errors import ES_OUTAGE_MESSAGE, ES_OUTAGES, ApiError
 from ..state import state
 from .diff import MAX_CHARS, side_by_side
 
@@ -40,10 +40,22 @@ LISTED = 179
 def _error_page(error: ApiError) -> tuple[str, int]:
     """A page's refusal (no such index, not a neardup index, not allowed) as a page, with the index box to pick
     another; the API answers the same refusals as JSON."""
-    kind = (error.extra_data or {}).get("type", "error")
+    return _page(error.status_code, (error.extra_data or {}).get("type", "error"), error.message)
+
+
+def _outage_page(exc: Exception) -> tuple[str, int]:
+    """Elasticsearch gone away: the API's 503 ``elasticsearch_unavailable`` as a page, like the page's other
+    refusals (a browser would show the JSON error as bare text)."""
+    return _page(503, "elasticsearch_unavailable", ES_OUTAGE_MESSAGE)
+
+
+for _outage in ES_OUTAGES:
+    bp.register_error_handler(_outage, _outage_page)
+
+
+def _page(status: int, kind: str, message: str | None) -> tuple[str, int]:
     index = (request.args.get("index") or state().settings.ui_index)[:255]  # a refused name may be any length
-    page = render_template("error.html", index=index, kind=kind, message=error.message, status=error.status_code)
-    return page, error.status_code
+    return render_template("error.html", index=index, kind=kind, message=message, status=status), status
 
 
 def _index() -> str:

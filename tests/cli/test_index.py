@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -16,6 +19,8 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch, helpers
 
+from neardup.es.client import JOBS_INDEX, setup_index, write_record_config
+from neardup.es.jobs import start_job
 from neardup.es.pipeline import nodes_without_processor
 from neardup.evaluation.corpus import load_peoples_daily
 
@@ -62,6 +67,38 @@ def test_index_with_a_bad_line_writes_nothing(tmp_path: Path, es_url: str, es: E
     assert res.returncode == 2 and "line 2" in res.stderr and "Traceback" not in res.stderr
     assert "use --skip-invalid to skip such lines" in res.stderr
     assert not es.indices.exists(index=index_name)
+
+
+def test_index_names_a_line_that_is_not_utf8_and_skips_it_when_asked(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    lines = tmp_path / "mixed.jsonl"
+    latin1 = b'{"id": "b", "text": "caf\xe9"}\n'
+    lines.write_bytes('\ufeff{"id": "a", "text": "一二三四五六七八九十"}\n'.encode() + latin1)
+    refused = _run("index", index_name, str(lines), es_url=es_url)
+    assert refused.returncode == 2 and "line 2: not UTF-8" in refused.stderr, refused.stderr
+    assert not es.indices.exists(index=index_name)
+    res = _run("index", index_name, str(lines), "--skip-invalid", es_url=es_url)
+    assert res.returncode == 0 and "skipped line 2: not UTF-8" in res.stderr, res.stderr
+    assert es.get(index=index_name, id="a")["found"]
+
+
+def test_index_refuses_an_index_of_records(corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+    setup_index(es, index_name)
+    write_record_config(es, index_name, {"fields": {"complaint": {"mode": "text"}}})
+    res = _run("index", index_name, str(corpus_file), es_url=es_url)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert "field configuration" in res.stderr and "neardup import" in res.stderr
+    assert es.count(index=index_name)["count"] == 0
+
+
+def test_index_takes_the_candidate_settings(corpus_file: Path, es_url: str, index_name: str) -> None:
+    """NEARDUP_MIN_SHARED as the service takes it: few reprints share all 64 of their source's block tokens (all 5
+    are flagged with the default, above)."""
+    res = _run("index", index_name, str(corpus_file), es_url=es_url, NEARDUP_MIN_SHARED="64")
+    assert res.returncode == 0, res.stderr
+    flagged = re.search(r"indexed 25 documents into \S+: (\d+) flagged as near-duplicates", res.stderr)
+    assert flagged is not None and int(flagged.group(1)) < 5, res.stderr
 
 
 def test_index_skips_bad_lines_when_asked_and_never_drops_a_field(
@@ -162,3 +199,29 @@ def test_serve_runs_several_workers(neardup_serve: Callable[..., Any], index_nam
         with urllib.request.urlopen(req, timeout=30) as resp:
             assert json.load(resp)["items"][0]["status"] == "created"
     assert served.log.count("Booting worker") == 2
+
+
+def test_dedupe_and_reconcile_commands_wait_for_a_job_on_the_index(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """The commands take the lock the service's jobs take: a reconcile reading an older state would otherwise write
+    its assignments over a running dedupe's."""
+    assert _run("index", index_name, str(corpus_file), es_url=es_url).returncode == 0
+    release = threading.Event()
+    running = start_job(Elasticsearch(es_url), "dedupe", index_name, lambda progress: {"waited": release.wait(60)})
+    try:
+        for command in ("dedupe", "reconcile"):
+            refused = _run(command, index_name, es_url=es_url)
+            assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+            assert f"a dedupe job is already running on index {index_name!r}: {running['id']}" in refused.stderr
+    finally:
+        release.set()
+    for _ in range(100):
+        if es.get(index=JOBS_INDEX, id=running["id"])["_source"]["state"] != "running":
+            break
+        time.sleep(0.1)
+    done = _run("reconcile", index_name, es_url=es_url)
+    assert done.returncode == 0, done.stderr
+    recorded = es.search(index=JOBS_INDEX, query={"term": {"index": index_name}}, size=10)["hits"]["hits"]
+    kinds = sorted((h["_source"]["kind"], h["_source"]["state"]) for h in recorded if "kind" in h["_source"])
+    assert kinds == [("dedupe", "done"), ("reconcile", "done")], kinds

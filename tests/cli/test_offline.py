@@ -77,6 +77,30 @@ def test_skip_invalid_counts_bad_lines(tmp_path: Path) -> None:
     assert rows[1]["duplicate_of"] == "a"
 
 
+def test_a_line_that_is_not_utf8_is_one_bad_line_and_a_leading_bom_is_dropped(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 (a line pasted from a Latin-1 file) spoil their line only, which is named and
+    skipped like any bad line; the byte order mark some Windows editors write before line 1 is no part of it."""
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(
+        b"\xef\xbb\xbf"
+        + json.dumps({"id": "a", "text": BODY}, ensure_ascii=False).encode("utf-8")
+        + b"\n"
+        + '{"id": "b", "text": "café"}\n'.encode("latin-1")
+        + json.dumps({"id": "c", "text": BODY}, ensure_ascii=False).encode("utf-8")
+        + b"\n"
+    )
+    out = tmp_path / "out.jsonl"
+    refused = run("cluster", str(src), "-o", str(out))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "line 2: not UTF-8 (byte 24) (use --skip-invalid to skip such lines)" in refused.stderr
+    assert not out.exists()
+    skipping = run("cluster", str(src), "-o", str(out), "--skip-invalid")
+    assert skipping.returncode == 0, skipping.stderr
+    assert "1 invalid lines skipped" in skipping.stderr and "skipped line 2: not UTF-8 (byte 24)" in skipping.stderr
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["id"], r["duplicate_of"]) for r in rows] == [("a", None), ("c", "a")]
+
+
 def test_missing_input_file_is_a_clear_error(tmp_path: Path) -> None:
     result = run("cluster", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.jsonl"))
     assert result.returncode == 2
@@ -92,7 +116,7 @@ def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path
     not_an_object.write_text("[1, 2]", encoding="utf-8")
     cases = [
         (("cluster", str(good), "-o", str(tmp_path / "no" / "dir" / "o.jsonl")), "cannot write"),
-        (("idf", "fit", str(latin), "-o", str(tmp_path / "idf.txt")), "is not UTF-8 text"),
+        (("idf", "fit", str(latin), "-o", str(tmp_path / "idf.txt")), "line 1: not UTF-8 (byte 24)"),
         (("idf", "fit", str(good), "-o", str(tmp_path / "no" / "dir" / "idf.txt")), "cannot write"),
         (("eval", "--seeds", "a,b"), "whole numbers separated by commas"),
         (("eval", "--set", "news", "--output", str(tmp_path / "no" / "dir" / "e.json")), "cannot write"),  # not run

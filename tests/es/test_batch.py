@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from elasticsearch import BadRequestError, Elasticsearch, helpers
@@ -90,10 +91,13 @@ def test_a_dedupe_killed_halfway_and_run_again_gives_the_same_clusters(
 
 
 def _neardup_fields(es: Elasticsearch, index: str) -> dict[str, dict[str, object]]:
-    """Every document's ``neardup.*`` fields but its time (each dedupe gives the documents its own start)."""
+    """Every document's ``neardup.*`` fields but its time (each dedupe gives the documents its own start); none
+    where it has none."""
     es.indices.refresh(index=index)
     hits = es.search(index=index, size=100, query={"match_all": {}})["hits"]["hits"]
-    return {h["_id"]: {k: v for k, v in h["_source"][schema.ROOT].items() if k != schema.INDEXED_AT} for h in hits}
+    return {
+        h["_id"]: {k: v for k, v in h["_source"].get(schema.ROOT, {}).items() if k != schema.INDEXED_AT} for h in hits
+    }
 
 
 def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
@@ -108,6 +112,7 @@ def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
             "text": "国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。",
         },
         {"_id": "short", "text": "短"},
+        {"_id": "empty", "text": ""},
         {"_id": "no-text", "title": "只有标题"},
         {"_id": "number", "text": 12345, "title": ["not", "a string"]},
     ]
@@ -116,11 +121,13 @@ def test_a_dedupe_fingerprinting_in_elasticsearch_writes_what_python_writes(
     here = dedupe(es, index_name, fp, BatchConfig(slices=2, page_size=7))
     there = dedupe(es, twin, fp, BatchConfig(slices=2, page_size=7, fingerprint_in_es=True))
     assert (here["fingerprinted_by"], there["fingerprinted_by"]) == ("python", "elasticsearch")
-    assert here["fingerprinted"] == there["fingerprinted"] == 44
+    assert here["fingerprinted"] == there["fingerprinted"] == 43
+    assert here["no_text"] == there["no_text"] == 2
     python_fields, es_fields = _neardup_fields(es, index_name), _neardup_fields(es, twin)
-    assert len(es_fields) == 44
+    assert len(es_fields) == 45
     assert es_fields == python_fields
-    assert {es_fields[i]["status"] for i in ("short", "no-text", "number")} == {"too_short"}
+    assert {es_fields[i]["status"] for i in ("short", "empty")} == {"too_short"}
+    assert es_fields["no-text"] == es_fields["number"] == {}
 
 
 def test_a_document_rewritten_after_dedupe_read_it_keeps_its_new_text_without_the_old_fingerprints(
@@ -329,3 +336,148 @@ def test_a_failed_page_fails_the_scan(es: Elasticsearch, forty: str) -> None:
     bad_query = {"range": {"n": {"gte": "not a number"}}}
     with pytest.raises(BadRequestError):
         list(scan(es, forty, bad_query, True, slices=2, page_size=5))
+
+
+#: documents without a text in field ``text``, each titled by its id: three without a value there (the index tells
+#: which), two with a value that is no text
+_NO_TEXT: list[dict[str, object]] = [
+    {"_id": "missing", "title": "missing"},
+    {"_id": "null", "title": "null", "text": None},
+    {"_id": "no-values", "title": "no-values", "text": []},
+    {"_id": "number", "title": "number", "text": 7},
+    {"_id": "list", "title": "list", "text": ["国务院今天召开常务会议", "部署进一步推动经济稳定增长的措施"]},
+]
+
+
+def _with_reprints() -> list[dict[str, str]]:
+    """Originals ``b00``…``b05`` and the reprints ``a00``…``a02`` of the first three."""
+    docs = _documents()
+    return docs[:6] + docs[30:33]
+
+
+def test_documents_without_a_text_are_neither_fingerprinted_nor_clustered(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, in_es: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read as an empty text, they were all exact duplicates of one of them."""
+    _load(es, [*_with_reprints(), *_NO_TEXT], index_name)
+    page_records = batch._page_records
+    read: list[object] = []
+
+    def watched(*args: object, **kwargs: object) -> object:
+        """Notes the title of each source the fingerprint stage reads."""
+        sources = args[4]
+        assert isinstance(sources, list)
+        read.extend(src.get("title") for src in sources)
+        return page_records(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "_page_records", watched)
+    config = BatchConfig(slices=1, page_size=50, fingerprint_in_es=in_es)
+    first = dedupe(es, index_name, fp, config)
+    counts = ("fingerprinted", "no_text", "documents", "fingerprint_failures", "failures")
+    assert tuple(first[c] for c in counts) == (9, 5, 9, 0, 0), first
+    stored = _neardup_fields(es, index_name)
+    assert {d["_id"]: stored[str(d["_id"])] for d in _NO_TEXT} == {d["_id"]: {} for d in _NO_TEXT}
+    assert stored["b00"][schema.CLUSTER] == stored["a00"][schema.CLUSTER] == "a00"
+    assert stored["b05"][schema.CLUSTER] == "b05"
+    assert {"number", "list"} <= set(read) and not {"missing", "null", "no-values"} & set(read)
+
+    read.clear()
+    again = dedupe(es, index_name, fp, config)
+    assert (again["fingerprinted"], again["no_text"], again["changed"]) == (0, 5, 0)
+    assert sorted(map(str, read)) == ["list", "number"]  # a value that is no text never gets the version
+
+
+def _mapping_meta(es: Elasticsearch, index: str) -> object:
+    return es.indices.get_mapping(index=index)[index]["mappings"].get("_meta")
+
+
+def test_a_dedupe_refuses_an_index_where_no_document_has_a_text_in_its_field(
+    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter
+) -> None:
+    """The text is in ``body``, and the dedupe reads ``text``: it would leave every document out. Nothing is
+    written, not even the fields it read (which a later reconcile would take)."""
+    docs: list[dict[str, object]] = [{"_id": d["_id"], "body": d["text"]} for d in _with_reprints()]
+    _load(es, [*docs, {"_id": "number", "text": 7}], index_name)
+    before = _mapping_meta(es, index_name)
+    config = BatchConfig(slices=1, page_size=50)
+    with pytest.raises(batch.NoTextField) as refused:
+        dedupe(es, index_name, fp, config)
+    assert (refused.value.text_field, refused.value.documents) == ("text", 10)
+    assert "'text'" in str(refused.value)
+    assert _mapping_meta(es, index_name) == before
+    assert all(f == {} for f in _neardup_fields(es, index_name).values())
+
+    done = dedupe(es, index_name, fp, replace(config, text_field="body"))
+    assert (done["fingerprinted"], done["no_text"], done["documents"]) == (9, 1, 9)
+    _load(es, [], twin)
+    assert dedupe(es, twin, fp, config)["documents"] == 0  # an empty index is no mistake
+
+
+@pytest.mark.parametrize(
+    "mapping",
+    [
+        {"dynamic": False, "properties": {}},
+        {"properties": {"text": {"type": "text", "index": False}}},
+        {"properties": {"text": {"type": "keyword", "ignore_above": 20}}},
+    ],
+    ids=["not mapped", "not indexed", "keyword ignore_above"],
+)
+def test_a_dedupe_reads_texts_that_the_index_cannot_search(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter, mapping: dict[str, object]
+) -> None:
+    """Where the index cannot tell which documents hold the text field, their sources tell."""
+    es.indices.create(index=index_name, settings={"number_of_shards": 1}, mappings=mapping)
+    helpers.bulk(es, ({"_index": index_name, **d} for d in [*_with_reprints(), *_NO_TEXT]), refresh=True)
+    setup_index(es, index_name)
+    result = dedupe(es, index_name, fp, BatchConfig(slices=1, page_size=50))
+    assert (result["fingerprinted"], result["no_text"], result["documents"]) == (9, 5, 9), result
+    stored = _neardup_fields(es, index_name)
+    assert stored["missing"] == stored["number"] == {}
+    assert stored["b00"][schema.CLUSTER] == "a00"
+
+
+def _routing(doc_id: str) -> str:
+    return "tenant-" + doc_id[-1]
+
+
+@pytest.mark.parametrize("required", [True, False], ids=["routing required", "routing given"])
+def test_a_dedupe_writes_documents_with_custom_routing(
+    es: Elasticsearch, index_name: str, twin: str, fp: Fingerprinter, monkeypatch: pytest.MonkeyPatch, required: bool
+) -> None:
+    """Each update, and each read of a document written in between, carries the document's routing: without it
+    an update is refused (routing required) or meets no document on the shard the id alone names."""
+    docs = _with_reprints()
+    es.indices.create(index=index_name, settings={"number_of_shards": 3}, mappings={"_routing": {"required": required}})
+    routed = ({"_index": index_name, "_routing": _routing(d["_id"]), **d} for d in docs)
+    helpers.bulk(es, routed, refresh=True)
+    setup_index(es, index_name)
+    _load(es, [*docs], twin)  # the same documents, without routing
+    page_records, clustering = batch._page_records, batch.cluster_records
+
+    def another_writer_before_the_fingerprints(*args: object, **kwargs: object) -> object:
+        es.update(index=index_name, id="b03", routing=_routing("b03"), doc={"edited": 1})
+        return page_records(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "_page_records", another_writer_before_the_fingerprints)
+    config = BatchConfig(slices=1, page_size=50)
+    result = dedupe(es, index_name, fp, config)
+    counts = ("fingerprinted", "fingerprint_failures", "fingerprint_skipped", "fingerprint_gone")
+    assert tuple(result[c] for c in counts) == (9, 0, 0, 0), result
+    assert (result["failures"], result["assignment_gone"], result["first_failure"]) == (0, 0, None), result
+    monkeypatch.setattr(batch, "_page_records", page_records)
+    dedupe(es, twin, fp, config)
+    assert _assignments(es, index_name) == _assignments(es, twin)
+
+    es.update(
+        index=index_name, id="b03", routing=_routing("b03"), doc={schema.ROOT: {schema.CLUSTER: "wrong"}}, refresh=True
+    )
+
+    def another_writer_before_the_assignments(*args: object, **kwargs: object) -> object:
+        es.update(index=index_name, id="b03", routing=_routing("b03"), doc={"edited": 2})
+        return clustering(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "cluster_records", another_writer_before_the_assignments)
+    again = batch.reconcile(es, index_name, config.version(fp), config)
+    counts = ("changed", "assignment_skipped", "assignment_gone", "failures")
+    assert tuple(again[c] for c in counts) == (1, 0, 0, 0), again
+    assert _assignments(es, index_name) == _assignments(es, twin)

@@ -52,3 +52,36 @@ def test_the_cli_reads_lines_through_the_same_validation() -> None:
     ]
     with pytest.raises(UsageError, match="line 2: duplicate id '1'"):
         list(read_jsonl(io.StringIO('{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}\n'), TEXT, False))
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (
+            '{"text": "a"}\n{"id": 1, "text": "b"}\n',
+            "line 2: duplicate id '1' (also on line 1, which has no 'id' field, so its line number is its id)",
+        ),
+        (
+            '{"id": "2", "text": "a"}\n{"text": "b"}\n',
+            "line 2: duplicate id '2' (also on line 1): this line has no 'id' field, so its line number is its id",
+        ),
+        ('{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}\n', "line 2: duplicate id '1' (also on line 1)"),
+    ],
+)
+def test_an_id_taken_from_the_line_number_is_named_so_when_it_clashes(lines: str, message: str) -> None:
+    """A line without an id keeps its line number as its id (what ``neardup index`` wrote keeps its ids); when that
+    is another line's id too, the message says which line has it from its number."""
+    with pytest.raises(UsageError) as refused:
+        list(read_jsonl(io.StringIO(lines), TEXT, False))
+    assert str(refused.value) == message + " (use --skip-invalid to skip such lines)"
+    assert list(read_jsonl(io.StringIO(lines), TEXT, True))[1] == message
+    plain = read_jsonl(io.StringIO('{"text": "a"}\n\n{"text": "b"}\n'), TEXT, False)
+    assert [d.id for d in plain if isinstance(d, InputDoc)] == ["1", "3"]
+
+
+def test_a_leading_byte_order_mark_is_dropped_from_bytes_and_from_text() -> None:
+    """As a Windows editor saves UTF-8: ``cluster`` reads the file as bytes, ``index`` as text."""
+    line = '{"id": "a", "text": "x"}\n{"id": "b", "text": "\ufeffy"}\n'
+    for handle in (io.BytesIO(b"\xef\xbb\xbf" + line.encode("utf-8")), io.StringIO("\ufeff" + line)):
+        docs = [d for d in read_jsonl(handle, TEXT, False) if isinstance(d, InputDoc)]
+        assert [(d.id, d.doc.text) for d in docs] == [("a", "x"), ("b", "\ufeffy")]  # only the file's first

@@ -221,6 +221,44 @@ def test_rows_repeating_an_id_leave_the_last_copy_and_never_name_themselves(
     assert stored["neardup"]["duplicate_of"] != "r1" and stored["neardup"]["cluster"] == "r1", stored["neardup"]
 
 
+def test_the_field_configuration_is_kept_with_the_index_for_dedupe_and_reconcile(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """What the import wrote is records of its field configuration: ``reconcile`` clusters them (it reads the
+    records' fingerprint version, from the configuration kept with the index) and ``dedupe`` has nothing to
+    fingerprint again. An import with another configuration is refused before it writes a row."""
+    texts = [a.text for a in load_peoples_daily()[:4]]
+    table = [(k, f"r{k}", "环保", texts[k - 1]) for k in range(1, 5)] + [(5, "r5", "环保", texts[0] + "（转载）")]
+    fields_toml = '[fields.complaint]\nmode = "text"\n[fields.category]\nmode = "value"\nweight = 2\n'
+    fields, db = _small_table(tmp_path, fields_toml, "ref TEXT, category TEXT, complaint TEXT", table)
+    args = ["import", f"sqlite:///{db}", index_name, "--table", "t", "--id-column", "ref", "--fields", str(fields)]
+    res = _cli(*args, es_url=es_url)
+    assert res.returncode == 0 and "imported 5 of 5 rows" in res.stdout, res.stderr
+    reconciled = _cli("reconcile", index_name, es_url=es_url)
+    assert reconciled.returncode == 0 and "documents=5 clusters=4" in reconciled.stdout, reconciled.stdout
+    deduped = _cli("dedupe", index_name, es_url=es_url)
+    assert deduped.returncode == 0, deduped.stderr
+    assert "fingerprinted=0" in deduped.stdout and "documents=5 clusters=4 changed=0" in deduped.stdout, deduped.stdout
+    assert _clusters(es, index_name)["r5"] == "r1"
+    kept = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["_meta"]["neardup"]["record_config"]
+    assert {n: f["mode"] for n, f in kept["fields"].items()} == {"complaint": "text", "category": "value"}
+    again = _cli(*args, es_url=es_url)  # the same configuration: imported again as before
+    assert again.returncode == 0 and "imported 5 of 5 rows" in again.stdout, again.stderr
+
+    other = tmp_path / "other.toml"
+    other.write_text(fields_toml.replace("weight = 2", "weight = 3"), encoding="utf-8")
+    more = sqlite3.connect(db)
+    more.execute("INSERT INTO t VALUES (6, 'r6', '环保', ?)", (texts[3],))
+    more.commit()
+    more.close()
+    refused = _cli(*args[:-1], str(other), es_url=es_url)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert f"index {index_name!r} keeps another field configuration (differing in field 'category')" in refused.stderr
+    assert set(_clusters(es, index_name)) == {f"r{k}" for k in range(1, 6)}
+    still = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["_meta"]["neardup"]["record_config"]
+    assert still == kept
+
+
 def test_import_reports_usage_errors(tmp_path: Path, es_url: str, index_name: str) -> None:
     fields = tmp_path / "fields.toml"
     fields.write_text(FIELDS_TOML, encoding="utf-8")

@@ -12,7 +12,9 @@ from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
 from neardup.errors import BatchNotUndone, SearchFailed
+from neardup.es.client import IndexInfo
 from neardup.service import create_app
+from neardup.service.api import common
 from tests.nodes import own_node
 
 pytestmark = pytest.mark.es
@@ -220,3 +222,14 @@ def test_elasticsearch_outage_gives_503_loses_nothing_and_recovers() -> None:
         es.close()
         assert set(acked) <= stored and "lost" not in stored
     assert not node.data.exists()  # the temporary cluster went with its data
+
+
+def test_elasticsearch_lost_during_an_index_set_up_is_the_503_of_any_outage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Elasticsearch answers the check of the index and is gone when ``setup_index`` runs (which raises neardup's
+    ``ESUnavailable``, not the client's error): the same 503 as every outage, and where Elasticsearch is stays
+    unsaid."""
+    closed = "http://127.0.0.1:9"
+    monkeypatch.setattr(common, "inspect_index", lambda client, index: IndexInfo(index, "missing", {}))
+    api = create_app({"es_url": closed, "es_retries": 0}).test_client()
+    body = _error(api.put("/v1/indices/lost-in-set-up"), 503)
+    assert body == {"type": "elasticsearch_unavailable", "message": "Elasticsearch is unreachable; retry later"}

@@ -20,6 +20,7 @@ from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import VerifyConfig
 from neardup.service import create_app
+from tests.service.access_helpers import error_of
 
 pytestmark = pytest.mark.es
 
@@ -89,10 +90,11 @@ def test_a_dedupe_with_the_wrong_text_field_is_redone_with_the_right_one(
     es.indices.create(index=index_name)
     helpers.bulk(es, ({"_index": index_name, "_id": d.id, "headline": d.title, "body": d.text} for d in news))
     es.indices.refresh(index=index_name)
-    # the mistake: the default field "text" is not there, so every document reads as empty
+    # the mistake: the default field "text" is not there; the dedupe refuses, and writes nothing
     wrong = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
-    assert wrong["state"] == "done" and wrong["result"]["fingerprinted"] == len(news)
-    assert len(_partition(es, index_name)) == 1  # all of them "duplicates" of one empty text
+    assert wrong["state"] == "failed" and wrong["error"]["type"] == "NoTextField", wrong
+    assert "'text'" in wrong["error"]["message"]
+    assert _versions(es, index_name) == set()
     right = wait_for_job(
         api,
         api.post(f"/v1/indices/{index_name}/dedupe", json={"text_field": "body", "title_field": "headline"}).json["id"],
@@ -174,10 +176,9 @@ def test_a_second_job_of_a_kind_on_an_index_gets_409_with_the_running_ones_id(
         error = resp.json["error"]
         assert error["type"] == "job_running" and error["detail"]["job_id"] == running["id"]
         assert running["id"] in error["message"]
-        # another kind of job on the same index is not held back
-        rec = api.post(f"/v1/indices/{index_name}/reconcile")
-        assert rec.status_code == 202, rec.json
-        assert wait_for_job(api, rec.json["id"])["state"] == "done"
+        # a reconcile writes the assignments too: it waits for the dedupe as well, told which job holds the index
+        rec = error_of(api.post(f"/v1/indices/{index_name}/reconcile"), 409)
+        assert rec["detail"] == {"job_id": running["id"], "kind": "dedupe", "index": index_name}, rec
     finally:
         release.set()
     _until_finished(es, running["id"])
@@ -266,7 +267,7 @@ def test_a_job_whose_lock_was_taken_over_stops_at_its_next_step(
         job = jobs.start_job(client, "dedupe", index_name, work)
         assert started.wait(10)
         # what another worker does once this job's beats were missed for LOST_AFTER_SECONDS: take the lock over
-        lock = f"lock-dedupe-{index_name}"
+        lock = f"lock-assignments-{index_name}"
         for _ in range(20):  # the job renews the lock five times a second: take it between two renewals
             taken = es.get(index=JOBS, id=lock)
             try:
@@ -285,5 +286,5 @@ def test_a_job_whose_lock_was_taken_over_stops_at_its_next_step(
         assert stored["state"] == "failed" and stored["error"]["type"] == "JobLockLost", stored
         assert es.get(index=JOBS, id=lock)["_source"]["job"] == "0" * 32  # the other job's lock stays
     finally:
-        es.options(ignore_status=404).delete(index=JOBS, id=f"lock-dedupe-{index_name}")
+        es.options(ignore_status=404).delete(index=JOBS, id=f"lock-assignments-{index_name}")
         client.close()

@@ -86,3 +86,17 @@ def test_a_page_of_a_missing_index_is_a_page_that_lets_you_pick_another(api: Fla
     page = resp.get_data(as_text=True)
     assert "no-such-index-here" in page and 'name="index"' in page
     assert api.get("/v1/indices/no-such-index-here/search").json["error"]["type"] == "index_not_found"
+
+
+@pytest.mark.parametrize("path", ["/", "/clusters", "/clusters/x", "/overview"])
+def test_an_elasticsearch_outage_is_a_page_too(path: str) -> None:
+    """Like the page's other refusals: the API's 503 type and message in the error heading, and the index box."""
+    down = create_app({"es_url": "http://127.0.0.1:9", "es_retries": 0}).test_client()
+    resp = down.get(f"{path}?index=news")
+    assert resp.status_code == 503 and resp.mimetype == "text/html", resp.get_data(as_text=True)[:300]
+    page = resp.get_data(as_text=True)
+    assert '<h1 class="error" data-type="elasticsearch_unavailable">Elasticsearch is unreachable; retry later</h1>' in (
+        page
+    )
+    assert 'name="index" value="news"' in page
+    assert down.get("/v1/indices/news/search").json["error"]["type"] == "elasticsearch_unavailable"
