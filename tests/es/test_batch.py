@@ -481,3 +481,20 @@ def test_a_dedupe_writes_documents_with_custom_routing(
     counts = ("changed", "assignment_skipped", "assignment_gone", "failures")
     assert tuple(again[c] for c in counts) == (1, 0, 0, 0), again
     assert _assignments(es, index_name) == _assignments(es, twin)
+
+
+def test_a_partial_update_of_the_text_is_fingerprinted_again_once_its_version_is_cleared(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter
+) -> None:
+    """What README tells a user whose client changes texts by partial updates, which run no ingest pipeline."""
+    arts = load_peoples_daily()
+    setup_index(es, index_name)
+    es.index(index=index_name, id="a", document={"text": arts[0].text}, refresh=True)
+    dedupe(es, index_name, fp)
+    before = es.get(index=index_name, id="a")["_source"][schema.ROOT][schema.EXACT]
+    es.update(index=index_name, id="a", doc={"text": arts[1].text}, refresh=True)
+    assert dedupe(es, index_name, fp)["fingerprinted"] == 0  # the version is current: the old fingerprint stays
+    es.update(index=index_name, id="a", doc={"text": arts[1].text, schema.ROOT: {schema.VERSION: None}}, refresh=True)
+    assert dedupe(es, index_name, fp)["fingerprinted"] == 1
+    after = es.get(index=index_name, id="a")["_source"][schema.ROOT]
+    assert after[schema.EXACT] != before and after[schema.EXACT] == fp.fingerprint(arts[1].text).exact
