@@ -42,6 +42,12 @@ _ALIAS_COPIES = 16
 MAX_ANALYZED_OFFSET = 999_999
 
 
+def _search(client: Elasticsearch, **body: Any) -> Any:
+    """A search of the reading side: all shards or an error. Elasticsearch's default answers a search some shards
+    failed with what the others found, and hits, totals and cluster sizes would then be short without a word."""
+    return client.search(**body, allow_partial_search_results=False)
+
+
 def _user_query(q: str) -> dict[str, Any]:
     if not q.strip():
         return {"match_all": {}}
@@ -95,7 +101,8 @@ def search(
         query = {"bool": {"must": query, "filter": {"term": {_CLUSTER: cluster}}}}
     if hide_duplicates:
         return _one_per_cluster(client, index, query, size, from_)
-    resp = client.search(
+    resp = _search(
+        client,
         index=index,
         query=query,
         sort=_ORDER,
@@ -118,7 +125,8 @@ def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], s
     then its documents are read with their highlights, and the matches of their clusters counted, by one more
     search."""
     depth = from_ + size
-    clustered = client.search(
+    clustered = _search(
+        client,
         index=index,
         query={"bool": {"must": query, "filter": {"exists": {"field": _CLUSTER}}}},
         collapse={"field": _CLUSTER},
@@ -128,7 +136,8 @@ def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], s
         track_total_hits=False,
         aggs={"clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}}},
     )
-    loose = client.search(
+    loose = _search(
+        client,
         index=index,
         query={"bool": {"must": query, "must_not": {"exists": {"field": _CLUSTER}}}},
         sort=_ORDER,
@@ -155,7 +164,8 @@ def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], s
     if clusters:
         scope.append({"terms": {_CLUSTER: clusters}})
         counted = {"matched": {"terms": {"field": _CLUSTER, "include": clusters, "size": len(clusters)}}}
-    read = client.search(
+    read = _search(
+        client,
         index=index,
         query={"bool": {"must": query, "filter": {"bool": {"should": scope}}}},
         post_filter={"bool": {"should": where}},
@@ -202,7 +212,8 @@ def _hit(h: dict[str, Any], hidden: int) -> dict[str, Any]:
 
 def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -> dict[str, Any]:
     """Largest clusters first (ties by cluster id), each with its canonical document's title."""
-    resp = client.search(
+    resp = _search(
+        client,
         index=index,
         size=0,
         track_total_hits=True,
@@ -223,7 +234,8 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
     titles: dict[str, Any] = {}
     if buckets:  # by a search, which reads through any alias (a get reads through an alias of one index only)
         keys = [b["key"] for b in buckets]
-        found = client.search(
+        found = _search(
+            client,
             index=index,
             query={"ids": {"values": keys}},
             # room for an id in several of the indices behind an alias
@@ -249,7 +261,8 @@ def get_cluster(
     ``text_chars`` cuts each text to that many characters (0: none is read), ``text_length`` is its whole length.
     None when no document has that cluster id."""
     fields = ["title", *_MEMBER_FIELDS] + ([] if text_chars == 0 else ["text"])
-    resp = client.search(
+    resp = _search(
+        client,
         index=index,
         # the canonical (the document the cluster is named by) scores 1, the others 0: it leads the first page
         query={
@@ -273,7 +286,9 @@ def get_cluster(
     hits = resp["hits"]["hits"]
     canonical_fp = _first_fingerprint(next((h["_source"] for h in hits if h["_id"] == cluster), None))
     if canonical_fp is None and from_ > 0:  # the canonical is on the first page; a search reads through any alias
-        found = client.search(index=index, query={"ids": {"values": [cluster]}}, size=1, source_includes=[_FINGERPRINT])
+        found = _search(
+            client, index=index, query={"ids": {"values": [cluster]}}, size=1, source_includes=[_FINGERPRINT]
+        )
         canonical_fp = _first_fingerprint(next((h["_source"] for h in found["hits"]["hits"]), None))
     members = []
     for h in hits:
@@ -309,7 +324,8 @@ def _first_fingerprint(source: dict[str, Any] | None) -> int | None:
 def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> dict[str, Any]:
     """Numbers for the overview charts: documents, clusters, duplicate share, cluster-size
     distribution (clusters per size, over the ``max_clusters`` largest), duplicates over time."""
-    head = client.search(
+    head = _search(
+        client,
         index=index,
         size=0,
         track_total_hits=True,
@@ -329,7 +345,8 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
     span = aggs["span"]
     if span.get("count"):
         interval = _interval(float(span["max"]) - float(span["min"]))
-        resp = client.search(
+        resp = _search(
+            client,
             index=index,
             size=0,
             aggs={

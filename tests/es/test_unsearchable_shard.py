@@ -18,6 +18,7 @@ from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, nodes_withou
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.service import create_app
+from tests.service.access_helpers import error_of
 
 pytestmark = pytest.mark.es
 
@@ -88,3 +89,19 @@ def test_flagging_with_a_shard_missing_fails_the_document_after_retrying(es: Ela
 def _routes_to_started_shard(es: Elasticsearch, index: str, doc_id: str) -> bool:
     shards = es.search_shards(index=index, routing=doc_id)["shards"]
     return any(copy["state"] == "STARTED" for group in shards for copy in group)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/v1/indices/{index}/search?q=新闻",
+        "/v1/indices/{index}/search?q=新闻&hide_duplicates=true",
+        "/v1/indices/{index}/clusters",
+        "/overview?index={index}",
+        "/?index={index}&q=新闻&hide=1",
+    ],
+)
+def test_a_search_with_a_shard_missing_fails_instead_of_answering_short(es_url: str, half_index: str, url: str) -> None:
+    api = create_app({"es_url": es_url}).test_client()
+    resp = api.get(url.format(index=half_index))
+    assert error_of(resp, 503)["type"] == "elasticsearch_unavailable"
