@@ -305,10 +305,30 @@ def kibana() -> None:
 @click.option("--kibana-url", envvar="NEARDUP_KIBANA_URL", default="http://127.0.0.1:5601", show_default=True)
 @click.option("--index-pattern", default=None, help="Indices the data view covers (default: demo-news).")
 @click.option("--file", "path", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None)
+@click.option(
+    "--username",
+    envvar=["NEARDUP_KIBANA_USERNAME", "NEARDUP_ES_USERNAME"],
+    default=None,
+    help="A user of Kibana's security (Elasticsearch's users; default NEARDUP_ES_USERNAME).",
+)
+@click.option("--password", envvar=["NEARDUP_KIBANA_PASSWORD", "NEARDUP_ES_PASSWORD"], default=None)
+@click.option("--api-key", envvar=["NEARDUP_KIBANA_API_KEY", "NEARDUP_ES_API_KEY"], default=None)
 @reports_errors
-def kibana_import(kibana_url: str, index_pattern: str | None, path: Path | None) -> None:
-    """Import the data view and the "Duplicate clusters" dashboard into Kibana (overwriting)."""
-    result = import_objects(kibana_url, load_objects(path or saved_objects_path(), index_pattern))
+def kibana_import(
+    kibana_url: str,
+    index_pattern: str | None,
+    path: Path | None,
+    username: str | None,
+    password: str | None,
+    api_key: str | None,
+) -> None:
+    """Import the data view and the "Duplicate clusters" dashboard into Kibana (overwriting what an earlier import
+    for the same --index-pattern made)."""
+    if (username is None) != (password is None):
+        raise UsageError("give --username and --password together")
+    auth = (username, password) if username is not None and password is not None else None
+    objects = load_objects(path or saved_objects_path(), index_pattern)
+    result = import_objects(kibana_url, objects, basic_auth=auth, api_key=api_key)
     click.echo(f"imported {result.get('successCount', 0)} saved objects into {kibana_url}")
 
 

@@ -6,6 +6,8 @@ run them for real).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +36,19 @@ def saved_objects_path() -> Path:
 
 
 def load_objects(path: Path, index_pattern: str | None = None) -> list[dict[str, Any]]:
-    """The saved objects; with ``index_pattern`` the data view and the Vega panels point at it."""
+    """The saved objects; with ``index_pattern`` the data view and the Vega panels point at it, and every object's
+    id (and the references to it) and the data view's and dashboard's titles name it, so that importing for another
+    pattern adds a dashboard beside the first instead of replacing it."""
     objects = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if index_pattern:
+        suffix = _pattern_suffix(index_pattern)
         for obj in objects:
+            obj["id"] += suffix
+            for ref in obj.get("references", []):
+                ref["id"] += suffix
+            if obj["type"] in ("index-pattern", "dashboard"):
+                name = "name" if obj["type"] == "index-pattern" else "title"
+                obj["attributes"][name] = f"{obj['attributes'][name]} · {index_pattern}"
             if obj["type"] == "index-pattern":
                 obj["attributes"]["title"] = index_pattern
             elif obj["type"] == "visualization":
@@ -48,6 +59,18 @@ def load_objects(path: Path, index_pattern: str | None = None) -> list[dict[str,
                     state["params"]["spec"] = json.dumps(spec, ensure_ascii=False, indent=2)
                     obj["attributes"]["visState"] = json.dumps(state, ensure_ascii=False)
     return objects
+
+
+def _pattern_suffix(index_pattern: str) -> str:
+    """What the objects' ids of one index pattern end with: its letters and digits, and a hash that keeps patterns
+    differing in other characters apart.
+
+    >>> _pattern_suffix("news-*"), _pattern_suffix("news*")
+    ('-news-4a8aac21', '-news-b5c5352d')
+    """
+    readable = "".join(c if c.isascii() and c.isalnum() else "-" for c in index_pattern.lower()).strip("-")[:40]
+    digest = hashlib.sha256(index_pattern.encode("utf-8")).hexdigest()[:8]
+    return f"-{readable}-{digest}" if readable else f"-{digest}"
 
 
 @dataclass(frozen=True)
@@ -95,19 +118,35 @@ def panel_requests(objects: list[dict[str, Any]]) -> dict[str, PanelRequest]:
     return out
 
 
-def import_objects(kibana_url: str, objects: list[dict[str, Any]], timeout: float = 60) -> dict[str, Any]:
-    """``POST /api/saved_objects/_import?overwrite=true``; raises :class:`KibanaError` on failure."""
+def import_objects(
+    kibana_url: str,
+    objects: list[dict[str, Any]],
+    timeout: float = 60,
+    basic_auth: tuple[str, str] | None = None,
+    api_key: str | None = None,
+) -> dict[str, Any]:
+    """``POST /api/saved_objects/_import?overwrite=true``, as a user of Kibana's security (``basic_auth``, or an
+    ``api_key`` as Elasticsearch issues it, base64-encoded) when given; raises :class:`KibanaError` on failure."""
     ndjson = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects).encode("utf-8")
+    headers = {"kbn-xsrf": "neardup"}
+    if api_key:
+        headers["Authorization"] = f"ApiKey {api_key}"
+    elif basic_auth:  # in UTF-8 (RFC 7617), as Elasticsearch reads it: requests would send latin-1 only
+        user, password = basic_auth
+        headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     try:
         resp = requests.post(
             kibana_url.rstrip("/") + "/api/saved_objects/_import",
             params={"overwrite": "true"},
-            headers={"kbn-xsrf": "neardup"},
+            headers=headers,
             files={"file": ("neardup-dashboard.ndjson", ndjson, "application/ndjson")},
             timeout=timeout,
         )
     except requests.RequestException as exc:
         raise KibanaError(f"Kibana at {kibana_url} is unreachable: {type(exc).__name__}") from exc
+    if resp.status_code in (401, 403):
+        who = "the user given" if basic_auth or api_key else "no user (give --username and --password, or --api-key)"
+        raise KibanaError(f"Kibana refused the import ({resp.status_code}) as {who}: {resp.text[:300]}")
     if resp.status_code != 200:
         raise KibanaError(f"Kibana answered {resp.status_code}: {resp.text[:300]}")
     result: dict[str, Any] = resp.json()

@@ -3,6 +3,7 @@ Elasticsearch), their import command, and the Docker files (structure only: no e
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -127,7 +128,12 @@ def test_each_panel_search_returns_the_expected_numbers(
     es: Elasticsearch, known_index: tuple[str, dict[str, int]]
 ) -> None:
     index, sizes = known_index
-    requests = panel_requests(load_objects(OBJECTS, index_pattern=index))
+    shipped = [o["id"] for o in load_objects(OBJECTS)]
+    # the ids of objects loaded for a pattern are the shipped ones, followed by the pattern's suffix
+    requests = {
+        next(s for s in shipped if vid.startswith(f"{s}-")): r
+        for vid, r in panel_requests(load_objects(OBJECTS, index_pattern=index)).items()
+    }
     assert set(requests) == {
         "neardup-largest-clusters",
         "neardup-duplicates-over-time",
@@ -211,6 +217,29 @@ def test_import_command_posts_the_objects(fake_kibana: tuple[str, _FakeKibana]) 
     assert got["headers"].get("Kbn-Xsrf")
     view = next(o for o in got["objects"] if o["type"] == "index-pattern")
     assert view["attributes"]["title"] == "news-*"
+    assert "Authorization" not in got["headers"]
+    # another pattern, as a user of Kibana's security: a second dashboard beside the first, not in its place
+    as_user = env | {"NEARDUP_ES_USERNAME": "elastic", "NEARDUP_ES_PASSWORD": "秘密"}
+    second = subprocess.run(
+        [sys.executable, "-m", "neardup", "kibana", "import", "--index-pattern", "blogs"],
+        capture_output=True,
+        text=True,
+        env=as_user,
+        timeout=60,
+        check=False,
+    )
+    assert second.returncode == 0, second.stderr
+    again = kibana.received[1]
+    assert again["headers"]["Authorization"] == "Basic " + base64.b64encode("elastic:秘密".encode()).decode()
+    first_ids = {o["id"] for o in got["objects"]}
+    second_ids = {o["id"] for o in again["objects"]}
+    assert len(first_ids) == len(second_ids) == 6 and not first_ids & second_ids
+    for sent, ids in ((got, first_ids), (again, second_ids)):
+        assert all(r["id"] in ids for o in sent["objects"] for r in o.get("references", []))
+    dashboards = [o["attributes"]["title"] for o in again["objects"] if o["type"] == "dashboard"]
+    assert dashboards == ["Duplicate clusters · blogs"]
+    import_objects(url, load_objects(OBJECTS), api_key="a2V5")
+    assert kibana.received[2]["headers"]["Authorization"] == "ApiKey a2V5"
     kibana.status = 400
     with pytest.raises(KibanaError):
         import_objects(url, load_objects(OBJECTS))
