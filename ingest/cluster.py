@@ -213,7 +213,9 @@ def choose(
 
     ``own`` is the document's own key where it may name a cluster already: a document written again. When it
     matches a member of the cluster it names, it stays that cluster's canonical (None), where joining the cluster
-    as a duplicate of its own member would leave the cluster named by a duplicate, and the two naming each other.
+    as a duplicate of its own member would leave the cluster named by a duplicate, and the two naming each other;
+    so it does even when a match in another cluster is preferred: joining that one would leave its members in a
+    cluster named by a duplicate all the same. Two such clusters are one for ``reconcile`` to join.
 
     >>> m = Match(1, 0.9)
     >>> choose([Option("b", "a", Match(2, 0.9), 1), Option("c", "c", m, 2)], lambda o: False).target

@@ -136,6 +136,20 @@ class RecordConfig:
         items = sorted((n, s.mode, s.weight, s.title) for n, s in self.fields.items())
         return f"fields={items};mu={self.mu};min_combined={self.min_combined};scheme={_SCHEME}"
 
+    def as_data(self) -> dict[str, Any]:
+        """This configuration as the JSON that gives it (what :meth:`parse` reads, and a ``PUT /v1/indices/{index}``
+        body holds).
+
+        >>> data = RecordConfig.parse({"fields": {"a": {"mode": "value", "weight": 2}}, "mu": 0.7}).as_data()
+        >>> data["fields"], RecordConfig.parse(data).mu
+        ({'a': {'mode': 'value', 'weight': 2.0, 'title': False}}, 0.7)
+        """
+        return {
+            "fields": {n: {"mode": s.mode, "weight": s.weight, "title": s.title} for n, s in self.fields.items()},
+            "mu": self.mu,
+            "min_combined": self.min_combined,
+        }
+
     @property
     def has_sets(self) -> bool:
         return any(s.mode == "set" for s in self.fields.values())

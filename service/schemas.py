@@ -76,19 +76,35 @@ class DocumentsOut(Schema):
     took_ms = Integer()
 
 
-class DuplicatesQuery(Schema):
-    max_distance = Integer(load_default=3, validate=Range(0, 64))
-    size = Integer(load_default=50, validate=Range(1, 1000))
+class _LookupOptions(Schema):
+    """What both lookups take (in the query string of a stored document's, in the body of a posted one's)."""
+
+    max_distance = Integer(
+        load_default=3,
+        validate=Range(0, 64),
+        metadata={
+            "description": "the Hamming distance within which a weak sketch agreement (near_jaccard) makes a match; "
+            "a strong one (min_jaccard) matches at any distance, so items may lie farther"
+        },
+    )
+    size = Integer(
+        load_default=50,
+        validate=Range(1, 1000),
+        metadata={"description": "the most items returned; no more than the candidates read (NEARDUP_MAX_CANDIDATES)"},
+    )
 
 
-class DuplicatesIn(Schema):
-    """``text`` (and ``title``) for an index of documents; ``record`` for an index with a field configuration."""
+class DuplicatesQuery(_LookupOptions):
+    pass
+
+
+class DuplicatesIn(_LookupOptions):
+    """``text`` (and ``title``) for an index of documents; ``record`` for an index with a field configuration;
+    ``max_distance`` and ``size`` in the body too."""
 
     title = String(allow_none=True)
     text = String()
     record = Dict(keys=String(), metadata={"description": "a structured record, read by the index's fields"})
-    max_distance = Integer(load_default=3, validate=Range(0, 64))
-    size = Integer(load_default=50, validate=Range(1, 1000))
 
     @validates_schema
     def _text_or_record(self, data: dict[str, Any], **_: Any) -> None:

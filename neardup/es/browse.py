@@ -4,6 +4,8 @@ cluster browser (a terms aggregation, largest first; one cluster's members with 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -36,8 +38,9 @@ _PRECISION = 40000  # cardinality is exact (within hash collisions) below this m
 _SNIPPET = 300
 #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
 MAX_RESULT_WINDOW = 10_000
-#: the copies of one id a read through an alias leaves room for
-_ALIAS_COPIES = 16
+#: the copies of one id a read by ids through an alias leaves room for: an id in more of the indices behind it may
+#: go unread (a title is then missing), a bound that keeps 1,000 ids' read within the result window
+_ALIAS_COPIES = 10
 #: the most characters of a field Elasticsearch analyses to highlight it (its index limit is 1,000,000)
 MAX_ANALYZED_OFFSET = 999_999
 
@@ -99,11 +102,15 @@ def search(
     query = _user_query(q)
     if cluster is not None:
         query = {"bool": {"must": query, "filter": {"term": {_CLUSTER: cluster}}}}
+    # every page of one query read from the same shard copies: hits of equal sort values then fall in one order from
+    # page to page, and none is shown twice or skipped
+    preference = "neardup-search-" + hashlib.sha256(json.dumps(query, sort_keys=True).encode()).hexdigest()[:16]
     if hide_duplicates:
-        return _one_per_cluster(client, index, query, size, from_)
+        return _one_per_cluster(client, index, query, size, from_, preference)
     resp = _search(
         client,
         index=index,
+        preference=preference,
         query=query,
         sort=_ORDER,
         size=size,
@@ -116,7 +123,9 @@ def search(
     return {"total": int(resp["hits"]["total"]["value"]), "hide_duplicates": False, "hits": hits}
 
 
-def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], size: int, from_: int) -> dict[str, Any]:
+def _one_per_cluster(
+    client: Elasticsearch, index: str, query: dict[str, Any], size: int, from_: int, preference: str
+) -> dict[str, Any]:
     """The page of :func:`search` that hides near duplicates.
 
     Elasticsearch's ``collapse`` puts every document without the collapse field into one group, so the matches
@@ -125,9 +134,12 @@ def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], s
     then its documents are read with their highlights, and the matches of their clusters counted, by one more
     search."""
     depth = from_ + size
+    if size == 0:
+        from_ = depth = 0  # the totals alone
     clustered = _search(
         client,
         index=index,
+        preference=preference,
         query={"bool": {"must": query, "filter": {"exists": {"field": _CLUSTER}}}},
         collapse={"field": _CLUSTER},
         sort=_ORDER,
@@ -139,6 +151,7 @@ def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], s
     loose = _search(
         client,
         index=index,
+        preference=preference,
         query={"bool": {"must": query, "must_not": {"exists": {"field": _CLUSTER}}}},
         sort=_ORDER,
         size=depth,
@@ -167,6 +180,7 @@ def _one_per_cluster(client: Elasticsearch, index: str, query: dict[str, Any], s
     read = _search(
         client,
         index=index,
+        preference=preference,
         query={"bool": {"must": query, "filter": {"bool": {"should": scope}}}},
         post_filter={"bool": {"should": where}},
         size=len(page),

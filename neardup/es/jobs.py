@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 HEARTBEAT_SECONDS = 10.0
+#: how long a command waits for each of its job's last two requests (the lock's release, the outcome)
+_BRIEF_SECONDS = 5.0
 LOST_AFTER_SECONDS = 60.0
 _LOG = logging.getLogger(__name__)
 _MAPPING = {
@@ -80,8 +82,8 @@ class JobLockLost(NeardupError):
     def __init__(self, kind: str, index: str, job_id: str) -> None:
         super().__init__(
             f"{kind} job {job_id} on index {index!r} stopped: its lock was taken over or removed (its heartbeats "
-            f"were missed for over {LOST_AFTER_SECONDS:.0f} s, or the lock was deleted), and another {kind} job may "
-            "be running on the index"
+            f"were missed for over {LOST_AFTER_SECONDS:.0f} s, or the lock was deleted), and another job may be "
+            "writing the index's assignments"
         )
 
 
@@ -202,10 +204,10 @@ def _renew(client: Elasticsearch, kind: str, index: str, job_id: str, now: str) 
     return True  # changed under it five times in a row: still there, as far as it can tell
 
 
-def _release(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
+def _release(client: Elasticsearch, kind: str, index: str, job_id: str, attempts: int = 10) -> None:
     """Delete the lock if ``job_id`` still holds it; a lock left behind expires (see :func:`_lock_alive`)."""
     lock_id = _lock_id(kind, index)
-    for attempt in range(10):
+    for attempt in range(attempts):
         try:
             held = _held(client, lock_id, job_id)
             if held is None:
@@ -239,7 +241,8 @@ def run_job(client: Elasticsearch, kind: str, index: str, work: Work) -> dict[st
 
 
 class _Job:
-    """A running job: its lock taken, its record written, its heartbeat beating until :meth:`run` ends."""
+    """A job: its lock taken and its record written (:meth:`begin`); :meth:`run` beats its heartbeat while the
+    work runs, then records the outcome and releases the lock."""
 
     def __init__(self, client: Elasticsearch, kind: str, index: str, doc: dict[str, Any]) -> None:
         self.client = client
@@ -270,9 +273,7 @@ class _Job:
         except BaseException:
             _release(client, kind, index, job_id)
             raise
-        job = cls(client, kind, index, doc)
-        threading.Thread(target=job.heartbeat, name=f"neardup-job-{job_id}-heartbeat", daemon=True).start()
-        return job
+        return cls(client, kind, index, doc)
 
     def heartbeat(self) -> None:
         # each heartbeat request is sent once: with the client's retries, one beat could outlast the takeover time
@@ -305,29 +306,39 @@ class _Job:
             _LOG.warning("job %s: progress not recorded: %s", self.id, exc)
 
     def run(self, work: Work, reraise: bool = False) -> dict[str, Any]:
+        """Run ``work`` to its end; ``reraise`` (a command, whose user is waiting): its exception is raised again,
+        a Ctrl-C included, once the lock is released and the outcome recorded, each tried briefly, as
+        Elasticsearch may be what failed (a lock left behind expires, a record left running reads ``lost``)."""
+        threading.Thread(target=self.heartbeat, name=f"neardup-job-{self.id}-heartbeat", daemon=True).start()
         final: dict[str, Any]
-        failure: Exception | None = None
+        failure: BaseException | None = None
         try:
             final = {"state": "done", "result": work(self.progress)}
-        except Exception as exc:
+        except BaseException as exc:
             if not reraise:
                 _LOG.exception("job %s failed", self.id)
             failure = exc
-            final = {"state": "failed", "error": {"type": type(exc).__name__, "message": str(exc)}}
-        self.finished.set()
-        _release(self.client, self.kind, self.index, self.id)  # first: whoever reads the outcome may start the next
+            reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
+            final = {"state": "failed", "error": {"type": type(exc).__name__, "message": reason}}
+        finally:
+            self.finished.set()
+        attempts = 1 if reraise else 30
+        client = self.client.options(max_retries=0, request_timeout=_BRIEF_SECONDS) if reraise else self.client
+        # first: whoever reads the outcome may start the next job at once
+        _release(client, self.kind, self.index, self.id, attempts=min(attempts, 10))
         final["finished_at"] = _now()
-        # Elasticsearch may be briefly away; the outcome must be recorded (a command waits less: its user reads it)
-        for attempt in range(3 if reraise else 30):
+        for attempt in range(attempts):  # Elasticsearch may be briefly away; the outcome must be recorded
             try:
-                self.client.update(index=JOBS_INDEX, id=self.id, doc=final, refresh="wait_for", retry_on_conflict=3)
+                client.update(index=JOBS_INDEX, id=self.id, doc=final, refresh="wait_for", retry_on_conflict=3)
                 break
             except (TransportError, ApiError) as exc:
-                _LOG.warning("job %s: outcome not recorded yet: %s", self.id, exc)
-                time.sleep(min(2.0, 0.1 * (attempt + 1)))
+                if not reraise:
+                    _LOG.warning("job %s: outcome not recorded yet: %s", self.id, exc)
+                    time.sleep(min(2.0, 0.1 * (attempt + 1)))
         else:
-            _LOG.error("job %s: could not record its outcome %s", self.id, final["state"])
-        if failure is not None and reraise:
+            if not reraise:
+                _LOG.error("job %s: could not record its outcome %s", self.id, final["state"])
+        if failure is not None and (reraise or not isinstance(failure, Exception)):
             raise failure
         result: dict[str, Any] = final.get("result") or {}
         return result

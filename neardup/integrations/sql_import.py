@@ -37,6 +37,7 @@ from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
+from neardup.mappings import schema
 
 __all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "Mark", "run_import"]
 
@@ -313,7 +314,7 @@ def run_import(
     mark = Mark(since)
     try:
         stmt = _statement(engine, spec, column, since)
-        _keep_fields(client, spec.index, spec.fields)
+        _keep_fields(client, spec.index, spec.fields, fingerprinter.record_version(spec.fields))
         for rows in _batches(engine, stmt, spec.batch_size):
             docs: list[Incoming] = []
             records: list[Record] = []
@@ -368,15 +369,27 @@ def run_import(
     return result
 
 
-def _keep_fields(client: Elasticsearch, index: str, fields: RecordConfig) -> None:
+def _keep_fields(client: Elasticsearch, index: str, fields: RecordConfig, version: str) -> None:
     """Keep ``fields`` with ``index`` (:func:`write_record_config`, as ``PUT /v1/indices/{index}`` does), so what
     reads the index later (``neardup dedupe`` and ``reconcile``, the service) fingerprints its documents as these
-    records, not as text. An index that keeps the same configuration is left as it is; one that keeps another
-    is a :class:`UsageError`: its documents were fingerprinted by that one, and rows fingerprinted by this one
-    would not be compared with them."""
+    records, not as text (``version``: what these records are fingerprinted as). An index that keeps the same
+    configuration is left as it is; one that keeps another, or keeps none and holds other documents than these
+    records, is a :class:`UsageError`: its documents were fingerprinted otherwise, and rows fingerprinted by this
+    one would not be compared with them."""
     stored = read_record_config(client, index)
     if not stored:
-        write_record_config(client, index, _config_data(fields))
+        # documents of another kind (texts, or written by other clients) would be read as records from now on;
+        # rows of this configuration an import wrote before it kept its configuration are these records
+        other = client.count(
+            index=index, query={"bool": {"must_not": {"term": {schema.path(schema.VERSION): version}}}}
+        )["count"]
+        if other:
+            raise UsageError(
+                f"index {index!r} holds {other} documents that are not records of this field configuration (texts, "
+                "or documents neardup did not write): import into a new index, or one set up for these records "
+                f"with PUT /v1/indices/{index}"
+            )
+        write_record_config(client, index, fields.as_data())
         return
     kept = RecordConfig.parse(stored, strict=False)
     if kept.describe() == fields.describe():
@@ -387,20 +400,6 @@ def _keep_fields(client: Elasticsearch, index: str, fields: RecordConfig) -> Non
         f"to change the index's, PUT /v1/indices/{index} with the new one, then `neardup dedupe {index}` "
         "fingerprints its documents by it"
     )
-
-
-def _config_data(config: RecordConfig) -> dict[str, Any]:
-    """``config`` as the JSON a ``PUT /v1/indices/{index}`` body gives (what :meth:`RecordConfig.parse` reads).
-
-    >>> data = _config_data(RecordConfig.parse({"fields": {"a": {"mode": "value", "weight": 2}}, "mu": 0.7}))
-    >>> data["fields"], RecordConfig.parse(data).mu
-    ({'a': {'mode': 'value', 'weight': 2.0, 'title': False}}, 0.7)
-    """
-    return {
-        "fields": {n: {"mode": s.mode, "weight": s.weight, "title": s.title} for n, s in config.fields.items()},
-        "mu": config.mu,
-        "min_combined": config.min_combined,
-    }
 
 
 def _differences(kept: RecordConfig, given: RecordConfig) -> list[str]:

@@ -201,14 +201,15 @@ def test_serve_runs_several_workers(neardup_serve: Callable[..., Any], index_nam
     assert served.log.count("Booting worker") == 2
 
 
-def test_dedupe_and_reconcile_commands_wait_for_a_job_on_the_index(
+def test_dedupe_and_reconcile_commands_are_refused_while_a_job_holds_the_index(
     corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
 ) -> None:
     """The commands take the lock the service's jobs take: a reconcile reading an older state would otherwise write
     its assignments over a running dedupe's."""
     assert _run("index", index_name, str(corpus_file), es_url=es_url).returncode == 0
     release = threading.Event()
-    running = start_job(Elasticsearch(es_url), "dedupe", index_name, lambda progress: {"waited": release.wait(60)})
+    other = Elasticsearch(es_url)  # a service worker's client
+    running = start_job(other, "dedupe", index_name, lambda progress: {"waited": release.wait(60)})
     try:
         for command in ("dedupe", "reconcile"):
             refused = _run(command, index_name, es_url=es_url)
@@ -220,6 +221,7 @@ def test_dedupe_and_reconcile_commands_wait_for_a_job_on_the_index(
         if es.get(index=JOBS_INDEX, id=running["id"])["_source"]["state"] != "running":
             break
         time.sleep(0.1)
+    other.close()
     done = _run("reconcile", index_name, es_url=es_url)
     assert done.returncode == 0, done.stderr
     recorded = es.search(index=JOBS_INDEX, query={"term": {"index": index_name}}, size=10)["hits"]["hits"]

@@ -71,6 +71,23 @@ def test_pages_of_hidden_duplicates_join_into_the_whole_list(es: Elasticsearch, 
     assert search(es, index_name, "", True, 0, 0) == {"total": 6, "hide_duplicates": True, "hits": []}
 
 
+def test_hits_with_and_without_a_cluster_come_in_one_order_of_score(es: Elasticsearch, index_name: str) -> None:
+    """The two parts of a search hiding duplicates are merged by score: a document without a cluster that matches
+    better comes before the clusters (its title matches too, weighed twice), one that matches worse after them."""
+    docs = {
+        **_DOCS,
+        "plain-top": {"title": "新闻", "text": "新闻 报道"},
+        "plain-low": {"text": "新闻 报道 " + "其他内容 " * 40},
+    }
+    _write(es, index_name, docs)
+    found = search(es, index_name, "新闻", True, 100, 0)
+    ids = [h["id"] for h in found["hits"]]
+    scores = [h["score"] for h in found["hits"]]
+    assert ids[0] == "plain-top" and ids[-1] == "plain-low", ids
+    assert scores == sorted(scores, reverse=True)
+    assert [h["id"] for p in (0, 2, 4, 6) for h in search(es, index_name, "新闻", True, 2, p)["hits"]] == ids
+
+
 def test_search_of_one_cluster_lists_its_matching_members(es: Elasticsearch, index_name: str) -> None:
     _write(es, index_name, _DOCS)
     found = search(es, index_name, "报道", False, 10, 0, cluster="c1")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch, helpers
 
+from neardup.es.client import read_record_config
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.record_sets import LabelledRecord, petition_rows
@@ -257,6 +258,21 @@ def test_the_field_configuration_is_kept_with_the_index_for_dedupe_and_reconcile
     assert set(_clusters(es, index_name)) == {f"r{k}" for k in range(1, 6)}
     still = es.indices.get_mapping(index=index_name)[index_name]["mappings"]["_meta"]["neardup"]["record_config"]
     assert still == kept
+
+
+def test_an_index_of_other_documents_is_not_made_an_index_of_records(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Keeping a field configuration with an index that holds texts would have a later dedupe read them as records."""
+    es.index(index=index_name, id="t1", document={"text": load_peoples_daily()[0].text}, refresh=True)
+    one_field = '[fields.complaint]\nmode = "text"\n'
+    fields, db = _small_table(tmp_path, one_field, "ref TEXT, complaint TEXT", [(1, "r1", "y")])
+    args = ["import", f"sqlite:///{db}", index_name, "--table", "t", "--id-column", "ref", "--fields", str(fields)]
+    refused = _cli(*args, es_url=es_url)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "holds 1 documents that are not records of this field configuration" in refused.stderr
+    assert es.count(index=index_name)["count"] == 1
+    assert read_record_config(es, index_name) is None
 
 
 def test_import_reports_usage_errors(tmp_path: Path, es_url: str, index_name: str) -> None:

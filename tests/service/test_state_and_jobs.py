@@ -90,7 +90,7 @@ def test_a_dedupe_with_the_wrong_text_field_is_redone_with_the_right_one(
     es.indices.create(index=index_name)
     helpers.bulk(es, ({"_index": index_name, "_id": d.id, "headline": d.title, "body": d.text} for d in news))
     es.indices.refresh(index=index_name)
-    # the mistake: the default field "text" is not there; the dedupe refuses, and writes nothing
+    # the default field "text" is not there: the dedupe refuses, and writes nothing
     wrong = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
     assert wrong["state"] == "failed" and wrong["error"]["type"] == "NoTextField", wrong
     assert "'text'" in wrong["error"]["message"]

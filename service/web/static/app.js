@@ -11,6 +11,14 @@ document.addEventListener("click", async (event) => {
     const params = new URLSearchParams({q: document.getElementById("hits").dataset.q, cluster: button.dataset.cluster, size: SHOWN});
     const resp = await fetch(`/v1/indices/${encodeURIComponent(index)}/search?${params}`);
     const data = await resp.json();
+    if (!resp.ok) {  // not marked loaded: the next click asks again
+      const li = document.createElement("li");
+      li.className = "similar-error";
+      li.textContent = (data.error && data.error.message) || `the search failed (${resp.status})`;
+      list.replaceChildren(li);
+      list.hidden = false;
+      return;
+    }
     const others = (data.hits || []).filter((h) => h.id !== hitId).slice(0, SHOWN);
     for (const h of others) {
       const li = document.createElement("li");

@@ -115,7 +115,8 @@ public final class Assigner {
      * {@link #choose(List, Predicate)} for a document that may name a cluster already ({@code own}, its id: a document
      * written again; null for none). When it matches a member of the cluster it names, it stays that cluster's
      * canonical (empty), where joining the cluster as a duplicate of its own member would leave the cluster named by a
-     * duplicate, and the two naming each other.
+     * duplicate, and the two naming each other; so it does even when a match in another cluster is preferred (joining
+     * that one would leave its members in a cluster named by a duplicate all the same): reconcile joins the two.
      */
     public static Optional<Option> choose(List<Option> options, Predicate<Option> mayJoin, String own) {
         if (own != null && options.stream().anyMatch(option -> option.cluster().equals(own))) {

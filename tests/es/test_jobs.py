@@ -1,0 +1,49 @@
+"""Jobs run by a command (:func:`neardup.es.jobs.run_job`): the lock the service's jobs take, released however the
+work ends."""
+
+from __future__ import annotations
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from neardup.es.client import JOBS_INDEX
+from neardup.es.jobs import JobRunning, run_job
+
+pytestmark = pytest.mark.es
+
+
+def _recorded(es: Elasticsearch, index: str) -> list[tuple[str, str, str]]:
+    es.indices.refresh(index=JOBS_INDEX)
+    hits = es.search(index=JOBS_INDEX, query={"term": {"index": index}}, size=10)["hits"]["hits"]
+    jobs = [h["_source"] for h in hits if "state" in h["_source"]]
+    return sorted((j["kind"], j["state"], (j.get("error") or {}).get("message", "")) for j in jobs)
+
+
+def test_a_job_interrupted_by_ctrl_c_releases_its_lock_and_says_so(es: Elasticsearch, index_name: str) -> None:
+    def interrupted(progress: object) -> dict[str, object]:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_job(es, "dedupe", index_name, interrupted)
+    # the lock is free at once, not after the 60 s a lock of a dead worker takes to expire
+    assert run_job(es, "reconcile", index_name, lambda progress: {"ok": 1}) == {"ok": 1}
+    assert _recorded(es, index_name) == [("dedupe", "failed", "interrupted"), ("reconcile", "done", "")]
+
+
+def test_a_failing_command_job_raises_its_error_after_recording_it(es: Elasticsearch, index_name: str) -> None:
+    def failing(progress: object) -> dict[str, object]:
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        run_job(es, "reconcile", index_name, failing)
+    assert _recorded(es, index_name) == [("reconcile", "failed", "bad input")]
+
+
+def test_dedupe_and_reconcile_exclude_each_other(es: Elasticsearch, index_name: str) -> None:
+    def nested(progress: object) -> dict[str, object]:
+        with pytest.raises(JobRunning, match="a dedupe job is already running") as held:
+            run_job(es, "reconcile", index_name, lambda p: {})
+        return {"refused": held.value.kind}
+
+    assert run_job(es, "dedupe", index_name, nested) == {"refused": "dedupe"}
+    assert run_job(es, "dedupe", index_name, lambda progress: {"again": True}) == {"again": True}
