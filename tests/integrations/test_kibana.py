@@ -199,17 +199,21 @@ def fake_kibana() -> Iterator[tuple[str, _FakeKibana]]:
     server.shutdown()
 
 
-def test_import_command_posts_the_objects(fake_kibana: tuple[str, _FakeKibana]) -> None:
-    url, kibana = fake_kibana
-    env = os.environ | {"NEARDUP_KIBANA_URL": url}
-    res = subprocess.run(
-        [sys.executable, "-m", "neardup", "kibana", "import", "--index-pattern", "news-*"],
+def _kibana_import(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "neardup", "kibana", "import", *args],
         capture_output=True,
         text=True,
         env=env,
         timeout=60,
         check=False,
     )
+
+
+def test_import_command_posts_the_objects(fake_kibana: tuple[str, _FakeKibana]) -> None:
+    url, kibana = fake_kibana
+    env = os.environ | {"NEARDUP_KIBANA_URL": url}
+    res = _kibana_import("--index-pattern", "news-*", env=env)
     assert res.returncode == 0, res.stderr
     assert "imported 6 saved objects" in res.stdout
     got = kibana.received[0]
@@ -220,14 +224,7 @@ def test_import_command_posts_the_objects(fake_kibana: tuple[str, _FakeKibana]) 
     assert "Authorization" not in got["headers"]
     # another pattern, as a user of Kibana's security: a second dashboard beside the first, not in its place
     as_user = env | {"NEARDUP_ES_USERNAME": "elastic", "NEARDUP_ES_PASSWORD": "秘密"}
-    second = subprocess.run(
-        [sys.executable, "-m", "neardup", "kibana", "import", "--index-pattern", "blogs"],
-        capture_output=True,
-        text=True,
-        env=as_user,
-        timeout=60,
-        check=False,
-    )
+    second = _kibana_import("--index-pattern", "blogs", env=as_user)
     assert second.returncode == 0, second.stderr
     again = kibana.received[1]
     assert again["headers"]["Authorization"] == "Basic " + base64.b64encode("elastic:秘密".encode()).decode()
@@ -243,13 +240,7 @@ def test_import_command_posts_the_objects(fake_kibana: tuple[str, _FakeKibana]) 
     kibana.status = 400
     with pytest.raises(KibanaError):
         import_objects(url, load_objects(OBJECTS))
-    down = subprocess.run(
-        [sys.executable, "-m", "neardup", "kibana", "import", "--kibana-url", "http://127.0.0.1:9"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    down = _kibana_import("--kibana-url", "http://127.0.0.1:9")
     assert down.returncode == 1 and "unreachable" in down.stderr
 
 
