@@ -13,7 +13,7 @@ from elasticsearch import Elasticsearch
 from neardup.ingest.bits import hamming, to_unsigned
 from neardup.mappings import schema
 
-from .documents import text_value
+from .shown import Shown
 
 _CLUSTER = schema.path(schema.CLUSTER)
 _IS_DUPLICATE = schema.path(schema.IS_DUPLICATE)
@@ -34,6 +34,8 @@ _MEMBER_FIELDS = tuple(
 
 __all__ = ["MAX_RESULT_WINDOW", "get_cluster", "list_clusters", "overview", "search"]
 
+#: how an index of text documents is searched and shown
+_TEXTS = Shown.of(None)
 _PRECISION = 40000  # cardinality is exact (within hash collisions) below this many clusters
 _SNIPPET = 300
 #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
@@ -51,14 +53,16 @@ def _search(client: Elasticsearch, **body: Any) -> Any:
     return client.search(**body, allow_partial_search_results=False)
 
 
-def _user_query(q: str) -> dict[str, Any]:
+def _user_query(q: str, shown: Shown) -> dict[str, Any]:
     if not q.strip():
         return {"match_all": {}}
     return {
         "simple_query_string": {
             "query": q,
-            "fields": ["title^2", "text"],
+            "fields": list(shown.searched),
             "default_operator": "and",
+            # a record's fields include numbers, which a word cannot be compared with: such a field is passed over
+            "lenient": True,
         }
     }
 
@@ -71,16 +75,23 @@ _ORDER: list[dict[str, Any]] = [
     {_IS_DUPLICATE: {"order": "asc", "missing": "_last", "unmapped_type": "boolean"}},
     {_INDEXED_AT: {"order": "asc", "missing": "_last", "unmapped_type": "date_nanos"}},
 ]
-_SOURCE = ["title", "text", _CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)]
-_HIGHLIGHT = {
-    # the fragments are HTML (the page shows their <em> marks as they are): the document's own text in them must
-    # come escaped, which Elasticsearch's default encoder does not do
-    "encoder": "html",
-    "fields": {"text": {"fragment_size": 120, "number_of_fragments": 2}, "title": {}},
-    # a field longer than the index's highlight limit (1M characters by default) fails the whole search; with this
-    # set, Elasticsearch highlights within the first part of it instead
-    "max_analyzed_offset": MAX_ANALYZED_OFFSET,
-}
+#: the neardup fields a hit is shown with
+_HIT_FIELDS = [_CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)]
+
+
+def _highlight(shown: Shown) -> dict[str, Any]:
+    fields = {name.split("^")[0]: {"fragment_size": 120, "number_of_fragments": 2} for name in shown.searched}
+    if shown.fields is None:
+        fields["title"] = {}  # whole, as the page shows it
+    return {
+        # the fragments are HTML (the page shows their <em> marks as they are): the document's own text in them must
+        # come escaped, which Elasticsearch's default encoder does not do
+        "encoder": "html",
+        "fields": fields,
+        # a field longer than the index's highlight limit (1M characters by default) fails the whole search; with this
+        # set, Elasticsearch highlights within the first part of it instead
+        "max_analyzed_offset": MAX_ANALYZED_OFFSET,
+    }
 
 
 def search(
@@ -91,22 +102,24 @@ def search(
     size: int,
     from_: int,
     cluster: str | None = None,
+    shown: Shown = _TEXTS,
 ) -> dict[str, Any]:
     """``{"total", "hide_duplicates", "hits": [{"id", "score", "cluster", "duplicate_of", "duplicates_hidden",
-    "title", "text", "highlight"}]}``, hits in the order of ``_ORDER``; ``cluster`` keeps that cluster's members only.
+    "title", "text", "highlight"}]}``, hits in the order of ``_ORDER``; ``cluster`` keeps that cluster's members only,
+    ``shown`` says which fields are searched and shown (a record's, by its index's configuration).
 
     With ``hide_duplicates`` one hit per cluster, and one per document without a cluster (not assigned yet:
     written by other clients, fingerprinted only, or waiting for a dedupe); ``duplicates_hidden`` counts the
     cluster's other documents that matched too, and ``total`` counts clusters and such documents among the matches.
     """
-    query = _user_query(q)
+    query = _user_query(q, shown)
     if cluster is not None:
         query = {"bool": {"must": query, "filter": {"term": {_CLUSTER: cluster}}}}
     # every page of one query read from the same shard copies: hits of equal sort values then fall in one order from
     # page to page, and none is shown twice or skipped
     preference = "neardup-search-" + hashlib.sha256(json.dumps(query, sort_keys=True).encode()).hexdigest()[:16]
     if hide_duplicates:
-        return _one_per_cluster(client, index, query, size, from_, preference)
+        return _one_per_cluster(client, index, query, size, from_, preference, shown)
     resp = _search(
         client,
         index=index,
@@ -115,16 +128,16 @@ def search(
         sort=_ORDER,
         size=size,
         from_=from_,
-        source_includes=_SOURCE,
-        highlight=_HIGHLIGHT,
+        source_includes=[*shown.source, *_HIT_FIELDS],
+        highlight=_highlight(shown),
         track_total_hits=True,
     )
-    hits = [_hit(h, 0) for h in resp["hits"]["hits"]]
+    hits = [_hit(h, 0, shown) for h in resp["hits"]["hits"]]
     return {"total": int(resp["hits"]["total"]["value"]), "hide_duplicates": False, "hits": hits}
 
 
 def _one_per_cluster(
-    client: Elasticsearch, index: str, query: dict[str, Any], size: int, from_: int, preference: str
+    client: Elasticsearch, index: str, query: dict[str, Any], size: int, from_: int, preference: str, shown: Shown
 ) -> dict[str, Any]:
     """The page of :func:`search` that hides near duplicates.
 
@@ -184,8 +197,8 @@ def _one_per_cluster(
         query={"bool": {"must": query, "filter": {"bool": {"should": scope}}}},
         post_filter={"bool": {"should": where}},
         size=len(page),
-        source_includes=_SOURCE,
-        highlight=_HIGHLIGHT,
+        source_includes=[*shown.source, *_HIT_FIELDS],
+        highlight=_highlight(shown),
         track_total_hits=False,
         aggs=counted,
     )
@@ -198,7 +211,7 @@ def _one_per_cluster(
         if got is None:  # deleted between the searches
             continue
         key = (h.get("fields", {}).get(_CLUSTER) or [None])[0]
-        hits.append(_hit({**got, "_score": h["_score"]}, max(0, matched.get(key, 1) - 1) if key else 0))
+        hits.append(_hit({**got, "_score": h["_score"]}, max(0, matched.get(key, 1) - 1) if key else 0, shown))
     return {"total": total, "hide_duplicates": True, "hits": hits}
 
 
@@ -208,24 +221,25 @@ def _sort_key(values: list[Any]) -> tuple[float, int, int]:
     return (-float(score), int(duplicate), int(written))
 
 
-def _hit(h: dict[str, Any], hidden: int) -> dict[str, Any]:
+def _hit(h: dict[str, Any], hidden: int, shown: Shown) -> dict[str, Any]:
     src = h.get("_source") or {}
     nd = src.get(schema.ROOT) or {}
-    text = text_value(src.get("text")) or ""
+    text = shown.text(src) or ""
     return {
         "id": h["_id"],
         "score": h.get("_score"),
         "cluster": nd.get(schema.CLUSTER),
         "duplicate_of": nd.get(schema.DUPLICATE_OF),
         "duplicates_hidden": hidden,
-        "title": text_value(src.get("title")),
+        "title": shown.title(src),
         "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
         "highlight": h.get("highlight", {}),
     }
 
 
-def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -> dict[str, Any]:
-    """Largest clusters first (ties by cluster id), each with its canonical document's title."""
+def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int, shown: Shown = _TEXTS) -> dict[str, Any]:
+    """Largest clusters first (ties by cluster id), each with its canonical document's title (a record's
+    :meth:`~neardup.es.shown.Shown.label`)."""
     resp = _search(
         client,
         index=index,
@@ -254,11 +268,11 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
             query={"ids": {"values": keys}},
             # room for an id in several of the indices behind an alias
             size=min(MAX_RESULT_WINDOW, len(keys) * _ALIAS_COPIES),
-            source_includes=["title"],
+            source_includes=shown.source,
             track_total_hits=False,
         )["hits"]["hits"]
         for h in found:
-            titles.setdefault(h["_id"], text_value((h.get("_source") or {}).get("title")))
+            titles.setdefault(h["_id"], shown.label(h.get("_source") or {}))
     return {
         "documents": int(resp["hits"]["total"]["value"]),
         "clusters_total": int(resp["aggregations"]["all_clusters"]["value"]),
@@ -268,13 +282,21 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int) -
 
 
 def get_cluster(
-    client: Elasticsearch, index: str, cluster: str, size: int = 100, from_: int = 0, text_chars: int | None = None
+    client: Elasticsearch,
+    index: str,
+    cluster: str,
+    size: int = 100,
+    from_: int = 0,
+    text_chars: int | None = None,
+    shown: Shown = _TEXTS,
 ) -> dict[str, Any] | None:
     """A page of one cluster's members: the canonical first, then by ``neardup.indexed_at``, each with its
     distance to the canonical and to the document it was matched to; ``size`` in the answer counts every member.
-    ``text_chars`` cuts each text to that many characters (0: none is read), ``text_length`` is its whole length.
-    None when no document has that cluster id."""
-    fields = ["title", *_MEMBER_FIELDS] + ([] if text_chars == 0 else ["text"])
+    ``text_chars`` cuts each text to that many characters (0: no text), ``text_length`` is its whole length; a
+    record's text and title are its fields' (:class:`~neardup.es.shown.Shown`). None when no document has that
+    cluster id."""
+    # a text document's title alone when no text is wanted; a record's fields are few and short, and name it
+    fields = [*_MEMBER_FIELDS, *(["title"] if text_chars == 0 and shown.fields is None else shown.source)]
     resp = _search(
         client,
         index=index,
@@ -309,13 +331,12 @@ def get_cluster(
         src = h["_source"]
         nd = src.get(schema.ROOT) or {}
         fp = _first_fingerprint(src)
-        text = text_value(src.get("text"))
-        shown = text if text is None or text_chars is None else text[:text_chars]
+        text = None if text_chars == 0 else shown.text(src)
         members.append(
             {
                 "id": h["_id"],
-                "title": text_value(src.get("title")),
-                "text": shown,
+                "title": shown.label(src),
+                "text": text if text is None or text_chars is None else text[:text_chars],
                 "text_length": None if text is None else len(text),
                 "canonical": h["_id"] == cluster,
                 "duplicate_of": nd.get(schema.DUPLICATE_OF),

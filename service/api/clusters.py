@@ -11,7 +11,7 @@ from neardup.es.browse import get_cluster, list_clusters
 from ..errors import ApiError
 from ..schemas import ClusterOut, ClusterQuery, ClustersOut, ClustersQuery
 from ..state import state
-from .common import checked_index
+from .common import checked_index, shown
 
 __all__ = ["bp"]
 
@@ -24,7 +24,7 @@ bp = APIBlueprint("clusters", __name__, url_prefix="/v1/indices/<index>", tag="c
 @bp.doc(summary="Clusters with at least min_size members, largest first")
 def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
-    return list_clusters(state().client, index, query["min_size"], query["size"])
+    return list_clusters(state().client, index, query["min_size"], query["size"], shown(index))
 
 
 @bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
@@ -36,7 +36,9 @@ def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
 )
 def cluster_view(index: str, cluster_id: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
-    found = get_cluster(state().client, index, cluster_id, query["size"], query["from_"], query["text_chars"])
+    found = get_cluster(
+        state().client, index, cluster_id, query["size"], query["from_"], query["text_chars"], shown(index)
+    )
     if found is None:
         raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
     return found

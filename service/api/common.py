@@ -15,12 +15,13 @@ from neardup.es.client import (
     setup_index,
     validate_index_name,
 )
+from neardup.es.shown import Shown
 
 from ..auth import WRITE, access, check_read_key
 from ..errors import ApiError
 from ..state import state
 
-__all__ = ["check_text_length", "checked_index", "ensure_index", "index_info"]
+__all__ = ["check_text_length", "checked_index", "ensure_index", "index_info", "shown"]
 
 
 def checked_index(index: str) -> str:
@@ -101,6 +102,11 @@ def index_info(index: str) -> IndexInfo:
     if index not in seen:
         seen[index] = inspect_index(state().client, index)
     return seen[index]
+
+
+def shown(index: str) -> Shown:
+    """How the reading side searches and shows ``index``'s documents: texts, or records by its field configuration."""
+    return Shown.of(state().record_configs.get(index))
 
 
 def check_text_length(text: str) -> None:

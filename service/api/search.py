@@ -10,7 +10,7 @@ from neardup.es.browse import search
 
 from ..schemas import SearchOut, SearchQuery
 from ..state import state
-from .common import checked_index
+from .common import checked_index, shown
 
 __all__ = ["bp"]
 
@@ -24,5 +24,12 @@ bp = APIBlueprint("search", __name__, url_prefix="/v1/indices/<index>", tag="sea
 def search_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     return search(
-        state().client, index, query["q"], query["hide_duplicates"], query["size"], query["from_"], query["cluster"]
+        state().client,
+        index,
+        query["q"],
+        query["hide_duplicates"],
+        query["size"],
+        query["from_"],
+        query["cluster"],
+        shown(index),
     )

@@ -11,7 +11,7 @@ from flask import render_template, request
 
 from neardup.es.browse import get_cluster, list_clusters, overview, search
 
-from ..api.common import checked_index
+from ..api.common import checked_index, shown
 from ..errors import ES_OUTAGE_MESSAGE, ES_OUTAGES, ApiError
 from ..state import state
 from .diff import MAX_CHARS, side_by_side
@@ -81,7 +81,7 @@ def search_page() -> str:
     q = request.args.get("q", "")
     hide = request.args.get("hide", "") in {"1", "on", "true"}
     page = _int_arg("page", 1, 1, LAST_PAGE)
-    result = search(state().client, index, q, hide, PAGE, (page - 1) * PAGE)
+    result = search(state().client, index, q, hide, PAGE, (page - 1) * PAGE, shown=shown(index))
     pages = min(LAST_PAGE, -(-result["total"] // PAGE))
     return render_template("search.html", index=index, q=q, hide=hide, page=page, result=result, pages=pages)
 
@@ -90,14 +90,15 @@ def search_page() -> str:
 def clusters_page() -> str:
     index = _index()
     min_size = _int_arg("min_size", 2, 1, 1_000_000)
-    data = list_clusters(state().client, index, min_size, 100)
+    data = list_clusters(state().client, index, min_size, 100, shown(index))
     return render_template("clusters.html", index=index, min_size=min_size, data=data)
 
 
 @bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
 def cluster_page(cluster_id: str) -> str:
     index = _index()
-    data = get_cluster(state().client, index, cluster_id, size=COMPARED + 1, text_chars=MAX_CHARS)
+    how = shown(index)
+    data = get_cluster(state().client, index, cluster_id, size=COMPARED + 1, text_chars=MAX_CHARS, shown=how)
     if data is None:
         raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
     members = data["members"]
@@ -105,7 +106,7 @@ def cluster_page(cluster_id: str) -> str:
     others = [m for m in members if m is not canonical]
     listed: list[dict[str, Any]] = []
     if data["size"] > len(members):  # the rest by title only
-        rest = get_cluster(state().client, index, cluster_id, size=LISTED, from_=len(members), text_chars=0)
+        rest = get_cluster(state().client, index, cluster_id, size=LISTED, from_=len(members), text_chars=0, shown=how)
         listed = rest["members"] if rest is not None else []
     rows: list[dict[str, Any]] = []
     for m in others:
