@@ -10,6 +10,7 @@ from apiflask.validators import Length, OneOf, Range
 from marshmallow import ValidationError, validates_schema
 
 from neardup.es.browse import MAX_RESULT_WINDOW
+from neardup.ingest.records import FieldSpec, RecordConfig
 
 __all__ = [
     "ClusterOut",
@@ -26,11 +27,20 @@ __all__ = [
     "FingerprintIn",
     "FingerprintOut",
     "HealthOut",
+    "IndexIn",
     "IndexOut",
     "JobOut",
     "SearchOut",
     "SearchQuery",
 ]
+
+
+#: what a match's score is: the second check's measure (``ingest/verify.py``)
+_SIMILARITY = (
+    "the shingle-sketch Jaccard similarity of the two texts; in an index whose field configuration has set fields "
+    "(mu < 1), when either record holds set values, the combined score mu·content + (1 − mu)·metadata Jaccard "
+    "instead (content being that sketch similarity), which is what min_combined bounds"
+)
 
 
 class DocumentIn(Schema):
@@ -66,7 +76,7 @@ class ItemOut(Schema):
     cluster = String(allow_none=True)
     duplicate_of = String(allow_none=True)
     distance = Integer(allow_none=True)
-    similarity = Float(allow_none=True)
+    similarity = Float(allow_none=True, metadata={"description": f"to duplicate_of: {_SIMILARITY}"})
     error = String()
 
 
@@ -115,7 +125,7 @@ class DuplicatesIn(_LookupOptions):
 class DuplicateOut(Schema):
     id = String()
     distance = Integer()
-    score = Float(metadata={"description": "shingle-sketch Jaccard similarity"})
+    score = Float(metadata={"description": _SIMILARITY})
     cluster = String(allow_none=True)
 
 
@@ -274,9 +284,66 @@ class HealthOut(Schema):
     elasticsearch = Dict()
 
 
+class FieldIn(Schema):
+    mode = String(required=True, validate=OneOf(["text", "value", "set", "ignore"]))
+    weight = Float(
+        load_default=FieldSpec.weight,
+        validate=Range(0, 1000, min_inclusive=False, max_inclusive=False),
+        metadata={"description": "text: a factor on its words' weights; value: times the record's median word weight"},
+    )
+    title = Boolean(load_default=FieldSpec.title, metadata={"description": "text: its words also get the title factor"})
+
+
+class IndexIn(Schema):
+    """A per-field configuration (the JSON form of README's fields.toml), read by ``RecordConfig.parse``, whose
+    messages name what it refuses."""
+
+    field_config = Dict(
+        data_key="fields",
+        required=True,
+        keys=String(),
+        values=Nested(FieldIn),
+        metadata={
+            "description": "each field of a record by name: text, value, set or ignore; at least one text or value",
+            "example": {
+                "complaint": {"mode": "text"},
+                "category": {"mode": "value", "weight": 2},
+                "tags": {"mode": "set"},
+            },
+        },
+    )
+    mu = Float(
+        load_default=RecordConfig.mu,
+        validate=Range(0, 1),
+        metadata={"description": "with set fields: content's weight against the sets' in the combined score"},
+    )
+    min_combined = Float(
+        load_default=RecordConfig.min_combined,
+        validate=Range(0, 1),
+        metadata={"description": "the combined score a pair needs"},
+    )
+
+
+class FingerprintedOtherwiseOut(Schema):
+    documents = Integer(metadata={"description": "documents of the index not fingerprinted by this configuration"})
+    message = String(
+        allow_none=True,
+        metadata={"description": "when there are some: that a dedupe of the index fingerprints them by it"},
+    )
+
+
 class IndexOut(Schema):
     index = String()
     created = Boolean()
     field_config = Dict(
         data_key="fields", allow_none=True, metadata={"description": "the per-field configuration, when one is stored"}
+    )
+    fingerprinted_otherwise = Nested(
+        FingerprintedOtherwiseOut,
+        metadata={
+            "description": "when the request gives a field configuration: the documents the index holds that are not "
+            "fingerprinted by it (texts, records of another configuration, documents not fingerprinted yet). Records "
+            "are not compared with them until POST /v1/indices/{index}/dedupe (or `neardup dedupe INDEX`) "
+            "fingerprints them by it"
+        },
     )

@@ -275,10 +275,20 @@ def _existing(index: str, es_url: str | None) -> Any:
 
 
 def _report(result: dict[str, Any], note: str | None = None) -> None:
-    """The result on one line of ``key=value``; then ``note``, if any, and failures, on stderr."""
+    """The result on one line of ``key=value``; then ``note``, if any, the first record the field configuration
+    refused, and failures, on stderr."""
     click.echo(" ".join(f"{k}={v}" for k, v in result.items() if not k.startswith("first_")))
     if note:
         click.echo(f"neardup: {note}", err=True)
+    refused = result.get("refused_records")
+    if refused:
+        first = result.get("first_refused_record") or {}
+        which = "1 record was" if refused == 1 else f"{refused} records were"
+        click.echo(
+            f"neardup: {which} refused by the field configuration, e.g. {first.get('id')!r}: {first.get('reason')}; "
+            "left out, neither fingerprinted nor clustered",
+            err=True,
+        )
     if result.get("failures") or result.get("fingerprint_failures"):
         example = result.get("first_fingerprint_failure") or result.get("first_failure")
         click.echo(f"neardup: some updates failed, e.g. {example}; re-run to retry", err=True)
@@ -380,7 +390,6 @@ def import_cmd(
     spec = ImportSpec(url, index, fields, id_column, table, query, since, incremental, batch_size)
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
-    setup_index(client, index)
     bar = tqdm(unit="row", desc="import", disable=not sys.stderr.isatty(), file=sys.stderr)
 
     def progress(result: Any) -> None:

@@ -523,14 +523,14 @@ def _page_records(
     fingerprinter: Fingerprinter,
     config: BatchConfig,
     sources: list[dict[str, Any]],
-) -> list[Record | None]:
-    """The records of one page's sources, in order. None where there is no record: for records, where the field
-    configuration refuses one; for texts, where the text field holds no text (missing, null, or a value that is
-    not a string), which is left out rather than fingerprinted as an empty text that every such document shares."""
+) -> list[Record | RecordError | None]:
+    """The records of one page's sources, in order. For records, the :class:`RecordError` where the field
+    configuration refuses one; for texts, None where the text field holds no text (missing, null, or a value
+    that is not a string), which is left out rather than fingerprinted as an empty text that every such document
+    shares."""
     if config.record is not None:
         fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
-        results = pool.fingerprint_records(fields, config.record)
-        return [None if isinstance(r, RecordError) else r for r in results]
+        return list(pool.fingerprint_records(fields, config.record))
     texts = [text_value(_field(src, config.text_field)) for src in sources]
     pairs = [
         (text, text_value(_field(src, config.title_field)))
@@ -597,7 +597,8 @@ def _fingerprint_stage(
 ) -> dict[str, Any]:
     """Fingerprint every document that lacks the current version; write the fingerprint fields, and
     ``first_seen`` as the ``indexed_at`` of documents without one. A record the field configuration refuses
-    (a value of the wrong type) is counted, not written. So is a text document without a text in the text field
+    (a value of the wrong type) is counted, not written; the first is named with the reason
+    (``first_refused_record``). So is a text document without a text in the text field
     (``no_text``): ``holding``, the query of the documents with a value there (:func:`_holding`), keeps those
     without any out of the scan, so a run does not read them again each time; they are counted by a query. A
     value that is no text (a number, a list), or any document where the index cannot tell, is read to be counted,
@@ -616,6 +617,7 @@ def _fingerprint_stage(
         no_text = client.count(index=index, query={"bool": {"must_not": [lacking, holding]}})["count"]
     total = client.count(index=index, query=query)["count"]
     refused = skipped = 0
+    first_refused: dict[str, str] | None = None
     written = _Written()
     progress("fingerprint", 0, total)
     source: list[str] | bool = (
@@ -642,11 +644,12 @@ def _fingerprint_stage(
             updates = []
             read = {h["_id"]: src for h, src in zip(hits, sources, strict=True)}
             for h, src, r in zip(hits, sources, records, strict=True):
-                if r is None and config.record is None:
+                if r is None:
                     no_text += 1
                     continue
-                if r is None:
+                if isinstance(r, RecordError):
                     refused += 1
+                    first_refused = first_refused or {"id": h["_id"], "reason": str(r)}
                     continue
                 if r.version != version:
                     r = replace(r, version=version)  # the fields read are part of the version
@@ -666,6 +669,7 @@ def _fingerprint_stage(
         "fingerprint_skipped": skipped,
         "fingerprint_gone": written.gone,
         "refused_records": refused,
+        "first_refused_record": first_refused,
         "no_text": no_text,
     }
 

@@ -26,7 +26,9 @@ __all__ = [
     "ESUnavailable",
     "IndexInfo",
     "RecordConfigs",
+    "count_fingerprinted_otherwise",
     "create_index",
+    "default_pipelines",
     "es_hosts",
     "index_allowed",
     "inspect_index",
@@ -248,13 +250,42 @@ def install_index_template(client: Elasticsearch, index: str, default_pipeline: 
     """Put the index template of ``index`` (:func:`neardup.mappings.index_template`); without
     ``default_pipeline``, the one the installed template names (if any) is kept, so that setting ``index``
     up again does not take away what ``neardup setup --pipeline`` gave it."""
-    name = mappings.index_template_name(index)
     if default_pipeline is None:
-        found = client.options(ignore_status=404).indices.get_index_template(name=name, flat_settings=True).body
-        for entry in found.get("index_templates", []):
-            settings = entry["index_template"].get("template", {}).get("settings", {})
-            default_pipeline = settings.get(mappings.DEFAULT_PIPELINE_SETTING)
-    client.indices.put_index_template(name=name, **mappings.index_template(index, default_pipeline))
+        default_pipeline = _template_pipeline(client, index)
+    client.indices.put_index_template(
+        name=mappings.index_template_name(index), **mappings.index_template(index, default_pipeline)
+    )
+
+
+def _template_pipeline(client: Elasticsearch, index: str) -> str | None:
+    """The default pipeline ``index``'s neardup index template names, if any."""
+    name = mappings.index_template_name(index)
+    found = client.options(ignore_status=404).indices.get_index_template(name=name, flat_settings=True).body
+    for entry in found.get("index_templates", []):
+        settings = entry["index_template"].get("template", {}).get("settings", {})
+        pipeline: str | None = settings.get(mappings.DEFAULT_PIPELINE_SETTING)
+        if pipeline is not None:
+            return pipeline
+    return None
+
+
+def default_pipelines(client: Elasticsearch, index: str) -> list[str]:
+    """The ingest pipelines a write to ``index`` that names none runs: the ``index.default_pipeline`` of each index
+    it names; for a missing one, the pipeline its neardup index template gives the index a set-up would create."""
+    if not client.indices.exists(index=index):
+        pipeline = _template_pipeline(client, index)
+        return [] if pipeline is None else [pipeline]
+    setting = mappings.DEFAULT_PIPELINE_SETTING
+    found = client.indices.get_settings(index=index, name=setting, flat_settings=True).body
+    return sorted({str(s["settings"][setting]) for s in found.values() if s.get("settings", {}).get(setting)})
+
+
+def count_fingerprinted_otherwise(client: Elasticsearch, index: str, version: str) -> int:
+    """How many documents of ``index`` lack fingerprint ``version``: texts, records of another field configuration,
+    documents not fingerprinted at all. Records of that version are not compared with them (a lookup reads
+    candidates of its own version) until a dedupe fingerprints them by it."""
+    query = {"bool": {"must_not": {"term": {schema.path(schema.VERSION): version}}}}
+    return int(client.count(index=index, query=query)["count"])
 
 
 def _add_missing_fields(client: Elasticsearch, index: str) -> None:

@@ -12,6 +12,7 @@ neardup.es.documents.DocumentError: field 'neardup.anything' is reserved for nea
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "DocumentError",
     "DocumentFields",
     "Incoming",
+    "record_text",
     "text_value",
     "validate_document",
 ]
@@ -51,6 +53,22 @@ def text_value(value: Any) -> str | None:
     ('正文', None, None)
     """
     return value if isinstance(value, str) else None
+
+
+def record_text(record: Mapping[str, Any]) -> str:
+    """The strings of a record's fields together, each field's value and the strings of a list (a set field):
+    what ``NEARDUP_MAX_TEXT_CHARS`` holds a record to, as it holds a document's text, whether the record is
+    written or looked up. (A field configuration reads no deeper, and numbers are short.)
+
+    >>> record_text({"complaint": "正文", "category": "环保", "tags": ["a", 5, "b"], "n": 7})
+    '正文环保ab'
+    """
+    parts: list[str] = []
+    for value in record.values():
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, str):
+                parts.append(item)
+    return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -97,7 +115,8 @@ def validate_document(
 ) -> Incoming:
     """The :class:`Incoming` document of a decoded JSON value, or :class:`DocumentError`.
 
-    A missing id takes ``default_id`` (an error when that is None too)."""
+    A missing id takes ``default_id`` (an error when that is None too). ``max_chars`` bounds a text's characters,
+    and a record's (``fields.text`` None) in its fields together (:func:`record_text`)."""
     if not isinstance(obj, dict):
         raise DocumentError(f"expected a JSON object, got {type(obj).__name__}")
     for key in obj:
@@ -109,7 +128,11 @@ def validate_document(
         raise DocumentError(f"the document has more than {MAX_FIELDS} fields (Elasticsearch's limit per index)")
     doc_id = _doc_id(obj.get(fields.id), fields.id, default_id)
     if fields.text is None:
-        return Incoming(doc_id, None, None, {k: v for k, v in obj.items() if k != fields.id})
+        source = {k: v for k, v in obj.items() if k != fields.id}
+        chars = len(record_text(source))
+        if max_chars is not None and chars > max_chars:
+            raise DocumentError(f"the record's fields have {chars} characters together; the limit is {max_chars}")
+        return Incoming(doc_id, None, None, source)
     text = obj.get(fields.text)
     if text is None:
         raise DocumentError(f"field {fields.text!r} is missing")

@@ -8,7 +8,9 @@ reads only newer rows, and rows Elasticsearch refused again, and checks them aga
 A bad row (missing id, a value of the wrong type, invalid UTF-8 in a text column) is reported by row
 and skipped; an import that cannot go on says where to resume.
 
-The field configuration is kept with the index before the first row is written, as ``PUT /v1/indices/{index}``
+The index is set up (:func:`~neardup.es.client.setup_index`) only once the source is known to give rows (the
+database, the table or query, the columns), so an import refused by its source leaves nothing behind. The field
+configuration is kept with the index before the first row is written, as ``PUT /v1/indices/{index}``
 keeps one, so ``neardup dedupe`` and ``reconcile`` and the service read the rows as the records they are; an
 index that keeps another configuration is refused.
 """
@@ -23,6 +25,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -30,14 +33,20 @@ from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from sqlalchemy.engine import make_url
 
 from neardup.errors import NeardupError, UsageError
-from neardup.es.client import IMPORTS_INDEX, create_index, read_record_config, write_record_config
+from neardup.es.client import (
+    IMPORTS_INDEX,
+    count_fingerprinted_otherwise,
+    create_index,
+    read_record_config,
+    setup_index,
+    write_record_config,
+)
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
-from neardup.mappings import schema
 
 __all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "Mark", "run_import"]
 
@@ -162,6 +171,7 @@ def _engine(url: str) -> sa.Engine:
     except ImportError as exc:
         raise UsageError(f"the driver for {make_url_safe(url)} is not installed: {exc.name}") from exc
     if parsed.get_backend_name() == "sqlite":
+        _check_sqlite_file(parsed)
 
         @sa.event.listens_for(engine, "connect")
         def _raw_text(dbapi_conn: Any, _record: Any) -> None:
@@ -169,6 +179,17 @@ def _engine(url: str) -> sa.Engine:
             dbapi_conn.text_factory = _decode_escaped
 
     return engine
+
+
+def _check_sqlite_file(url: sa.URL) -> None:
+    """:class:`UsageError` for a SQLite database file that does not exist: SQLite would create it, empty, and the
+    import would leave that file behind reporting a missing table. (An in-memory database, or a ``file:`` URI
+    with ``?uri=true``, is left to SQLite.)"""
+    database = url.database
+    if not database or database == ":memory:" or url.query.get("uri"):
+        return
+    if not Path(database).exists():
+        raise UsageError(f"no such file {database!r} (database URL {url.render_as_string(hide_password=True)})")
 
 
 def make_url_safe(url: str) -> str:
@@ -314,6 +335,7 @@ def run_import(
     mark = Mark(since)
     try:
         stmt = _statement(engine, spec, column, since)
+        setup_index(client, spec.index)  # once the rows can be read: an import refused by its source leaves no index
         _keep_fields(client, spec.index, spec.fields, fingerprinter.record_version(spec.fields))
         for rows in _batches(engine, stmt, spec.batch_size):
             docs: list[Incoming] = []
@@ -380,9 +402,7 @@ def _keep_fields(client: Elasticsearch, index: str, fields: RecordConfig, versio
     if not stored:
         # documents of another kind (texts, or written by other clients) would be read as records from now on;
         # rows of this configuration an import wrote before it kept its configuration are these records
-        other = client.count(
-            index=index, query={"bool": {"must_not": {"term": {schema.path(schema.VERSION): version}}}}
-        )["count"]
+        other = count_fingerprinted_otherwise(client, index, version)
         if other:
             raise UsageError(
                 f"index {index!r} holds {other} documents that are not records of this field configuration (texts, "

@@ -16,7 +16,7 @@ from apiflask import APIBlueprint
 from elasticsearch import BadRequestError, NotFoundError
 from flask import request
 
-from neardup.es.documents import Incoming
+from neardup.es.documents import Incoming, record_text
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch, index_batch_in_pipeline
 from neardup.es.lookup import Found, find_duplicates
 from neardup.es.pipeline import PipelineMissing
@@ -216,7 +216,7 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
                 400, "record_expected", f"index {index!r} holds records (it has a field configuration): post 'record'"
             )
         fields = body["record"]
-        check_text_length("".join(v for v in fields.values() if isinstance(v, str)))
+        check_text_length(record_text(fields))
         reserved = [k for k in fields if schema.is_reserved(k)]
         if reserved:
             raise ApiError(400, "invalid_document", f"field {reserved[0]!r} is reserved for neardup's own fields")

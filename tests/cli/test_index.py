@@ -139,6 +139,25 @@ def test_dedupe_then_reconcile_on_a_plain_index(
     assert es.get(index=index_name, id="r3")["_source"]["neardup"]["cluster"] == "o3"
 
 
+def test_dedupe_names_the_first_record_its_field_configuration_refuses(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Refused records are counted, and the first is named with the reason, so the user can find the rows."""
+    setup_index(es, index_name)
+    write_record_config(es, index_name, {"fields": {"complaint": {"mode": "text"}, "category": {"mode": "value"}}})
+    texts = [a.text for a in load_peoples_daily()[:3]]
+    rows = {"a": {"complaint": texts[0]}, "b": {"complaint": texts[1]}, "bad": {"complaint": 5, "category": "x"}}
+    helpers.bulk(es, ({"_index": index_name, "_id": i, **r} for i, r in rows.items()), refresh=True)
+    res = _run("dedupe", index_name, es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert "fingerprinted=2" in res.stdout and "refused_records=1" in res.stdout, res.stdout
+    assert "first_refused_record" not in res.stdout
+    assert (
+        "neardup: 1 record was refused by the field configuration, e.g. 'bad': field 'complaint': text must be a "
+        "string, got int; left out, neither fingerprinted nor clustered" in res.stderr
+    ), res.stderr
+
+
 def test_dedupe_can_fingerprint_with_the_clusters_processor(
     corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
 ) -> None:

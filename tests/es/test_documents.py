@@ -8,7 +8,7 @@ import pytest
 
 from neardup.cli.offline import InputDoc, read_jsonl
 from neardup.errors import UsageError
-from neardup.es.documents import MAX_ID_BYTES, DocumentError, DocumentFields, validate_document
+from neardup.es.documents import MAX_ID_BYTES, DocumentError, DocumentFields, record_text, validate_document
 
 TEXT = DocumentFields()
 
@@ -40,6 +40,16 @@ def test_text_length_limit_and_records_mode() -> None:
     assert (record.id, record.text, record.source) == ("5", None, {"body": 1, "tags": ["a"]})
     doc = validate_document({"id": 1, "text": "t", "title": "h", "lang": "zh"}, TEXT)
     assert doc.body() == {"lang": "zh", "text": "t", "title": "h"}
+
+
+def test_a_record_is_held_to_the_limit_in_its_fields_together() -> None:
+    """As a posted record's lookup counts it (:func:`record_text`): its strings, a list's included; not its id."""
+    records = DocumentFields(text=None)
+    at_limit = {"id": "i" * 20, "complaint": "环" * 6, "tags": ["ab", 7, "cd"], "n": 12345}
+    assert validate_document(at_limit, records, max_chars=10).source["complaint"] == "环" * 6
+    with pytest.raises(DocumentError, match="the record's fields have 11 characters together; the limit is 10"):
+        validate_document(at_limit | {"category": "x"}, records, max_chars=10)
+    assert record_text({k: v for k, v in at_limit.items() if k != "id"}) == "环" * 6 + "abcd"
 
 
 def test_the_cli_reads_lines_through_the_same_validation() -> None:

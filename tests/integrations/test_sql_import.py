@@ -301,6 +301,46 @@ def test_import_reports_usage_errors(tmp_path: Path, es_url: str, index_name: st
     assert down.returncode == 1 and "unavailable" in down.stderr and "Traceback" not in down.stderr
 
 
+def test_an_import_its_source_refuses_leaves_nothing_behind(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A wrong table, a wrong column or a query the database refuses is found before the index is set up; a SQLite
+    file that does not exist is named as such, and not made (SQLite would make an empty one)."""
+    fields, db = _small_table(
+        tmp_path, '[fields.complaint]\nmode = "text"\n', "ref TEXT, complaint TEXT", [(1, "r1", "y")]
+    )
+    base = ["import", f"sqlite:///{db}", index_name, "--fields", str(fields)]
+    failures = [
+        (["--table", "nope", "--id-column", "ref"], "no table 'nope'"),
+        (["--table", "t", "--id-column", "reff"], "column 'reff' is not in the rows"),
+        (["--table", "t", "--id-column", "ref", "--incremental", "row_idd"], "column 'row_idd' is not in the rows"),
+        (["--query", "SELECT ref, complaint FROM tt", "--id-column", "ref"], "no such table: tt"),
+    ]
+    for args, message in failures:
+        res = _cli(*base, *args, es_url=es_url)
+        assert res.returncode in (1, 2) and message in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
+        assert not es.indices.exists(index=index_name), args
+
+    misspelt = tmp_path / "smal.db"
+    args = [
+        "import",
+        f"sqlite:///{misspelt}",
+        index_name,
+        "--table",
+        "t",
+        "--id-column",
+        "ref",
+        "--fields",
+        str(fields),
+    ]
+    res = _cli(*args, es_url=es_url)
+    assert res.returncode == 2 and f"no such file {str(misspelt)!r}" in res.stderr, res.stderr
+    assert not misspelt.exists() and not es.indices.exists(index=index_name)
+
+    done = _cli(*base, "--table", "t", "--id-column", "ref", es_url=es_url)
+    assert done.returncode == 0 and "imported 1 of 1 rows" in done.stdout, done.stderr
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

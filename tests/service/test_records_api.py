@@ -80,6 +80,10 @@ def test_an_index_with_a_field_configuration_takes_records_through_the_service(
         done = wait_for_job(api, api.post(f"/v1/indices/{plain}/dedupe", json={}).json["id"])
         assert done["state"] == "done" and done["result"]["fingerprinted"] == 4, done
         assert done["result"]["refused_records"] == 1
+        assert done["result"]["first_refused_record"] == {
+            "id": "e",
+            "reason": "field 'complaint': text must be a string, got int",
+        }
         es.indices.refresh(index=plain)
         hits = es.search(index=plain)["hits"]["hits"]
         got = {h["_id"]: h["_source"]["neardup"]["cluster"] for h in hits if "neardup" in h["_source"]}
