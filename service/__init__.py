@@ -28,6 +28,7 @@ from typing import IO, Any, cast
 from apiflask import APIFlask
 from flask import Request, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
+from gunicorn.http.errors import ParseException
 from werkzeug.routing import PathConverter
 from werkzeug.utils import cached_property
 from werkzeug.wsgi import LimitedStream
@@ -42,6 +43,7 @@ from neardup.ingest.fingerprint import Fingerprinter
 
 from . import web
 from .api import clusters, documents, indices, jobs, meta, search
+from .auth import check_view_key
 from .errors import ApiError, register_error_handlers
 from .schemas import DocumentIn
 from .state import ServiceState
@@ -66,10 +68,31 @@ class _BodyLimit(LimitedStream):
         self.max_bytes = limit
 
     def readinto(self, b: Any) -> int | None:
-        n = super().readinto(b)
+        try:
+            n = super().readinto(b)
+        except ParseException as exc:  # the server's own reading of the chunks: a client's malformed body
+            raise ApiError(400, "invalid_body", f"the chunked body is malformed: {exc}") from exc
         if self.tell() > self.max_bytes:
             raise _too_large(self.source, self.max_bytes, self.max_bytes)
         return n
+
+
+class _WholeBody(LimitedStream):
+    """A body with Content-Length, read to that length: one that ends sooner (the client stopped sending) is a 400,
+    never taken for the whole. Werkzeug hands over the server's stream as it is when the server ends it itself (as
+    gunicorn does), and gunicorn ends a short body without a word: half a batch would be written as if it were all."""
+
+    def __init__(self, stream: IO[bytes], length: int) -> None:
+        super().__init__(stream, length)
+        self.length = length
+
+    def on_disconnect(self, error: Exception | None = None) -> None:
+        raise ApiError(
+            400,
+            "incomplete_body",
+            f"the body ended after {self.tell()} of the {self.length} bytes its Content-Length announced; "
+            "nothing was done",
+        )
 
 
 def _too_large(source: IO[bytes], limit: int, rest: int) -> ApiError:
@@ -93,6 +116,8 @@ class _Request(Request):
         source: IO[bytes] = self.environ["wsgi.input"]
         if limit is not None and length is not None and length > limit:
             raise _too_large(source, limit, length if length <= 2 * limit else 0)
+        if length is not None and not self.shallow:
+            return cast(IO[bytes], _WholeBody(source, length))
         if length is None and not self.shallow:
             if "wsgi.input_terminated" in self.environ:  # the server ends the stream (gunicorn does)
                 if limit is not None:
@@ -173,10 +198,19 @@ def _query_parameters(view: Any) -> frozenset[str]:
 
 
 def _check_parameters() -> None:
-    """Before an API view: every query parameter one it takes (see the module doc)."""
+    """Before an API view: every query parameter one it takes, each once (see the module doc)."""
     if request.blueprint not in _API_BLUEPRINTS or request.endpoint is None:
         return
     known = _query_parameters(current_app.view_functions[request.endpoint]) | _COMMON_PARAMETERS
+    repeated = sorted(name for name in set(request.args) if len(request.args.getlist(name)) > 1)
+    if repeated:  # which one was meant cannot be told: the first would be taken, the others dropped unread
+        raise ApiError(
+            400,
+            "repeated_parameter",
+            f"query parameter{'s' if len(repeated) > 1 else ''} {', '.join(map(repr, repeated))} given more than "
+            "once; give each once",
+            detail={"repeated": repeated},
+        )
     unknown = sorted(set(request.args) - known)
     if unknown:
         takes = ", ".join(sorted(known))
@@ -223,6 +257,7 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         ),
     )
     register_error_handlers(app)
+    app.before_request(check_view_key)  # first: a client without the key is refused before its request is read
     app.before_request(_check_request)
     app.before_request(_check_parameters)
     app.after_request(_pretty)

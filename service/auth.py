@@ -15,12 +15,21 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import g, request
+from flask import current_app, g, request
 
 from .errors import ApiError
 from .state import state
 
-__all__ = ["READ", "WRITE", "access", "check_read_key", "requires_key", "requires_read_key"]
+__all__ = [
+    "READ",
+    "WRITE",
+    "access",
+    "check_key",
+    "check_read_key",
+    "check_view_key",
+    "requires_key",
+    "requires_read_key",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 READ = "read"
@@ -42,7 +51,31 @@ def _presented() -> str:
 
 
 def _key_matches(expected: str) -> bool:
-    return hmac.compare_digest(_presented().encode(), expected.encode())
+    # WSGI gives header values as latin-1 code points, one per byte the client sent: those bytes are the key's UTF-8
+    presented = _presented().encode("latin-1", errors="replace")
+    return hmac.compare_digest(presented, expected.encode())
+
+
+def check_key() -> None:
+    """401 unless no key is set or the request carries it (a writing view's check)."""
+    expected = state().settings.api_key
+    if expected and not _key_matches(expected):
+        raise ApiError(401, "unauthorized", "this endpoint needs the API key (X-API-Key header)")
+
+
+def check_view_key() -> None:
+    """Before the request's body or parameters are read: the key the view to run needs (a client without it is
+    refused before anything of its request is decoded or validated)."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    needs = getattr(view, _NEEDS, None)
+    if needs == WRITE:
+        check_key()
+    elif needs == READ:
+        check_read_key()
+
+
+#: the attribute a decorated view says what it needs with (kept through the decorators above it)
+_NEEDS = "neardup_needs"
 
 
 def requires_key(view: F) -> F:
@@ -51,11 +84,10 @@ def requires_key(view: F) -> F:
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         g.neardup_access = WRITE
-        expected = state().settings.api_key
-        if expected and not _key_matches(expected):
-            raise ApiError(401, "unauthorized", "this endpoint needs the API key (X-API-Key header)")
+        check_key()
         return view(*args, **kwargs)
 
+    setattr(wrapper, _NEEDS, WRITE)
     return wrapper  # type: ignore[return-value]
 
 
@@ -84,4 +116,5 @@ def requires_read_key(view: F) -> F:
         check_read_key()
         return view(*args, **kwargs)
 
+    setattr(wrapper, _NEEDS, READ)
     return wrapper  # type: ignore[return-value]

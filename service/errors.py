@@ -18,7 +18,15 @@ from flask import Response, jsonify
 from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFailed, UsageError
 from neardup.es.client import ESUnavailable
 
-__all__ = ["ES_OUTAGES", "ES_OUTAGE_MESSAGE", "ApiError", "error_body", "error_response", "register_error_handlers"]
+__all__ = [
+    "ES_OUTAGES",
+    "ES_OUTAGE_MESSAGE",
+    "ApiError",
+    "error_body",
+    "error_response",
+    "es_refusal",
+    "register_error_handlers",
+]
 
 #: what Elasticsearch going away raises: the client's own errors, and neardup's (a set-up that lost it)
 ES_OUTAGES: tuple[type[Exception], ...] = (ESConnectionError, ConnectionTimeout, ESUnavailable)
@@ -85,9 +93,8 @@ def register_error_handlers(app: APIFlask) -> None:
     def _not_undone(exc: BatchNotUndone) -> tuple[Response, int]:
         return error_response(503, "elasticsearch_unavailable", str(exc), {"written": exc.written})
 
-    @app.errorhandler(ESApiError)
-    def _es_error(exc: ESApiError) -> tuple[Response, int]:
-        return _es_failure(exc.meta.status, str(exc.error), _reason(exc))
+    app.register_error_handler(ESApiError, es_refusal)
+    app.register_error_handler(SearchFailed, es_refusal)
 
     @app.errorhandler(UsageError)
     def _usage(exc: UsageError) -> tuple[Response, int]:
@@ -97,9 +104,12 @@ def register_error_handlers(app: APIFlask) -> None:
     def _no_fingerprints(exc: ClusterFingerprintFailed) -> tuple[Response, int]:
         return error_response(502, "fingerprint_in_es_failed", str(exc))
 
-    @app.errorhandler(SearchFailed)
-    def _search_failed(exc: SearchFailed) -> tuple[Response, int]:
+
+def es_refusal(exc: ESApiError | SearchFailed) -> tuple[Response, int]:
+    """The answer to a request Elasticsearch refused or failed (the web page shows the same as a page)."""
+    if isinstance(exc, SearchFailed):
         return _es_failure(exc.status, str(exc.error.get("type", "")), str(exc))
+    return _es_failure(exc.meta.status, str(exc.error), _reason(exc))
 
 
 def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:

@@ -13,6 +13,7 @@ import bisect
 import itertools
 import json
 import re
+import sys
 from typing import Any
 
 __all__ = ["MAX_JSON_DEPTH", "JSONRefused", "decode_json", "decode_text"]
@@ -65,6 +66,10 @@ def decode_text(text: str, from_utf8: bool = False) -> Any:
         ) from exc
     except RecursionError as exc:  # the standard decoder recurses: thousands of levels exhaust the stack
         raise _too_deep() from exc
+    except ValueError as exc:  # Python's own limit on an integer's digits
+        raise JSONRefused(
+            "invalid_json", f"not JSON neardup reads (a number of more than {sys.get_int_max_str_digits()} digits)"
+        ) from exc
     # The walk is skipped when the text cannot hold what it looks for, as for most bodies: nesting
     # deeper than the limit needs that many brackets, a lone surrogate needs a \uD800-\uDFFF escape
     # (a cheap over-approximation: "\ud" or "\uD") or, in a str not from UTF-8, a surrogate itself.

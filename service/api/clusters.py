@@ -8,6 +8,7 @@ from apiflask import APIBlueprint
 
 from neardup.es.browse import get_cluster, list_clusters
 
+from ..auth import requires_read_key
 from ..errors import ApiError
 from ..schemas import ClusterOut, ClusterQuery, ClustersOut, ClustersQuery
 from ..state import state
@@ -22,6 +23,7 @@ bp = APIBlueprint("clusters", __name__, url_prefix="/v1/indices/<index>", tag="c
 @bp.input(ClustersQuery, location="query", arg_name="query")
 @bp.output(ClustersOut)
 @bp.doc(summary="Clusters with at least min_size members, largest first")
+@requires_read_key
 def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     return list_clusters(state().client, index, query["min_size"], query["size"], shown(index))
@@ -34,6 +36,7 @@ def clusters_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     summary="A page of one cluster's members, canonical first, with their Hamming distances",
     responses={404: "no such cluster"},
 )
+@requires_read_key
 def cluster_view(index: str, cluster_id: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     found = get_cluster(

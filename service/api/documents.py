@@ -26,7 +26,7 @@ from neardup.ingest.verify import VerifyConfig
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
-from ..auth import requires_key
+from ..auth import requires_key, requires_read_key
 from ..errors import ApiError
 from ..schemas import DocumentsOut, DocumentsQuery, DuplicatesIn, DuplicatesOut, DuplicatesQuery
 from ..state import state
@@ -166,6 +166,7 @@ def _stored(index: str, doc_id: str) -> Stored:
     summary="Near-duplicates of a stored document",
     responses={404: "no such document or index", 409: "not fingerprinted yet, or one id in several indices"},
 )
+@requires_read_key
 def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
@@ -200,6 +201,7 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
     "records and takes {record: {field: value}}, read and compared by that configuration.",
     responses={400: "text for a records index, or a record the configuration refuses", 413: "text too long"},
 )
+@requires_read_key
 def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()

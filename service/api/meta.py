@@ -10,6 +10,7 @@ from elasticsearch import TransportError
 
 from neardup.ingest.bits import to_hex, to_signed
 
+from ..auth import requires_read_key
 from ..errors import ApiError
 from ..schemas import FingerprintIn, FingerprintOut, HealthOut
 from ..state import state
@@ -36,6 +37,7 @@ def healthz() -> dict[str, Any]:
 @bp.input(FingerprintIn, arg_name="body")
 @bp.output(FingerprintOut)
 @bp.doc(summary="Fingerprint a text: status, version, fingerprints, blocks, top weighted features")
+@requires_read_key  # it reads nothing stored, but costs a worker's CPU as a lookup does
 def fingerprint(body: dict[str, Any]) -> dict[str, Any]:
     st = state()
     check_text_length(body["text"])

@@ -8,6 +8,7 @@ from apiflask import APIBlueprint
 
 from neardup.es.browse import search
 
+from ..auth import requires_read_key
 from ..schemas import SearchOut, SearchQuery
 from ..state import state
 from .common import checked_index, shown
@@ -21,6 +22,7 @@ bp = APIBlueprint("search", __name__, url_prefix="/v1/indices/<index>", tag="sea
 @bp.input(SearchQuery, location="query", arg_name="query")
 @bp.output(SearchOut)
 @bp.doc(summary="Search title and text; optionally one hit per duplicate cluster")
+@requires_read_key
 def search_view(index: str, query: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     return search(

@@ -4,15 +4,17 @@ every number comes from the same functions the JSON API uses (:mod:`neardup.es.b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from apiflask import APIBlueprint
+from elasticsearch import ApiError as ESApiError
 from flask import render_template, request
 
+from neardup.errors import SearchFailed
 from neardup.es.browse import get_cluster, list_clusters, overview, search
 
 from ..api.common import checked_index, shown
-from ..errors import ES_OUTAGE_MESSAGE, ES_OUTAGES, ApiError
+from ..errors import ES_OUTAGE_MESSAGE, ES_OUTAGES, ApiError, es_refusal
 from ..state import state
 from .diff import MAX_CHARS, side_by_side
 
@@ -51,6 +53,18 @@ def _outage_page(exc: Exception) -> tuple[str, int]:
 
 for _outage in ES_OUTAGES:
     bp.register_error_handler(_outage, _outage_page)
+
+
+def _refusal_page(exc: Exception) -> tuple[str, int]:
+    """What Elasticsearch refused or failed (the service's credentials, a busy node, a shard without a copy) as a
+    page, with the status and type the API answers."""
+    resp, status = es_refusal(cast(ESApiError | SearchFailed, exc))
+    error = (resp.get_json(silent=True) or {}).get("error") or {}
+    return _page(status, str(error.get("type", "error")), error.get("message"))
+
+
+bp.register_error_handler(ESApiError, _refusal_page)
+bp.register_error_handler(SearchFailed, _refusal_page)
 
 
 def _page(status: int, kind: str, message: str | None) -> tuple[str, int]:

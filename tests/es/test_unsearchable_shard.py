@@ -105,3 +105,5 @@ def test_a_search_with_a_shard_missing_fails_instead_of_answering_short(es_url: 
     api = create_app({"es_url": es_url}).test_client()
     resp = api.get(url.format(index=half_index))
     assert error_of(resp, 503)["type"] == "elasticsearch_unavailable"
+    # the API answers JSON, the web page a page
+    assert resp.mimetype == ("application/json" if url.startswith("/v1/") else "text/html"), resp.mimetype

@@ -5,7 +5,9 @@ the problem, whichever endpoint gets them, and nothing reaches Elasticsearch."""
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -221,3 +223,49 @@ def test_malformed_json_through_gunicorn(served: str, es: Elasticsearch, index_n
     assert _count(es, index_name) == 0
     status, answer = _post(documents, '{"id": "y", "text": "' + TEXT + '"}')
     assert status == 200 and _count(es, index_name) == 1
+
+
+def _raw(url: str, request: bytes, then_close: bool = True) -> tuple[int, dict[str, Any]]:
+    """Send ``request`` as it is on one connection; with ``then_close``, stop sending (as a client that dies)."""
+    parts = urllib.parse.urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=60) as conn:
+        conn.sendall(request)
+        if then_close:
+            conn.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_a_body_shorter_than_its_content_length_is_refused_and_nothing_written(
+    served: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A client that dies halfway: gunicorn ends the body early without a word, and half a batch was written."""
+    lines = "".join(json.dumps({"id": f"t{k}", "text": TEXT}, ensure_ascii=False) + "\n" for k in range(2)).encode()
+    head = (
+        f"POST /v1/indices/{index_name}/documents?refresh=true HTTP/1.1\r\nHost: x\r\n"
+        f"Content-Type: application/x-ndjson\r\nContent-Length: {len(lines) + 5000}\r\n\r\n"
+    ).encode()
+    status, answer = _raw(served, head + lines)
+    assert status == 400 and answer["error"]["type"] == "incomplete_body", (status, answer)
+    assert not es.indices.exists(index=index_name) or _count(es, index_name) == 0
+
+
+def test_a_malformed_chunked_body_is_a_400(served: str, index_name: str) -> None:
+    head = (
+        f"POST /v1/indices/{index_name}/documents HTTP/1.1\r\nHost: x\r\n"
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    ).encode()
+    status, answer = _raw(served, head + b"zz\r\n{}\r\n0\r\n\r\n")
+    assert status == 400 and answer["error"]["type"] == "invalid_body", (status, answer)
+
+
+def test_an_integer_past_pythons_digit_limit_is_a_400_naming_its_line(api: FlaskClient, index_name: str) -> None:
+    big = '{"id": "a", "text": "' + TEXT + '", "n": ' + "9" * 5000 + "}\n"
+    resp = api.post(f"/v1/indices/{index_name}/documents", data=big, content_type="application/x-ndjson")
+    error = _error(resp, 400)
+    assert error["type"] == "invalid_document" and "line 1" in error["message"], error
+    assert "a number of more than 4300 digits" in error["message"]
+    assert _error(api.post("/v1/fingerprint", data=big, content_type="application/json"), 400)["type"] == "invalid_json"

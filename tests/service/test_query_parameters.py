@@ -57,3 +57,11 @@ def test_the_web_page_takes_parameters_a_browser_adds(api: FlaskClient, es: Elas
     api.post(f"/v1/indices/{index_name}/documents?refresh=wait_for", json={"id": "a", "text": TEXT})
     page = api.get("/", query_string={"index": index_name, "q": "冬奥会", "utm_source": "mail"})
     assert page.status_code == 200 and "冬奥会" in page.get_data(as_text=True)
+
+
+def test_a_parameter_given_twice_is_a_400(api: FlaskClient, es: Elasticsearch, index_name: str) -> None:
+    """Which of the two was meant cannot be told; the first used to be taken and the other dropped unread."""
+    resp = api.post(f"/v1/indices/{index_name}/documents?refresh=false&refresh=bogus", json={"id": "a", "text": TEXT})
+    assert resp.status_code == 400 and resp.json["error"]["type"] == "repeated_parameter", resp.json
+    assert resp.json["error"]["detail"] == {"repeated": ["refresh"]}
+    assert not es.indices.exists(index=index_name)

@@ -98,3 +98,23 @@ def test_settings_read_the_new_variables() -> None:
     assert s.index_patterns == "news-*,hr" and s.protect_reads is True
     assert Settings().index_patterns == "*" and Settings().protect_reads is False
     assert {JOBS_INDEX, STATE_INDEX} <= INTERNAL_INDICES
+
+
+def test_the_key_is_checked_before_the_request_is_read(es_url: str, index_name: str) -> None:
+    """A client without the key learns nothing of what its request would have done, and costs no decoding."""
+    api = create_app({"es_url": es_url, "api_key": "s3cret", "protect_reads": True}).test_client()
+    for method, url, body in [
+        ("post", f"/v1/indices/{index_name}/dedupe", '{"workers": 99}'),
+        ("post", f"/v1/indices/{index_name}/documents", "{not json"),
+        ("post", f"/v1/indices/{index_name}/duplicates", "{not json"),
+        ("post", "/v1/fingerprint", '{"text": "' + TEXT + '"}'),  # it costs a worker's CPU as a lookup does
+    ]:
+        resp = getattr(api, method)(url, data=body, content_type="application/json")
+        assert error_of(resp, 401)["type"] == "unauthorized", url
+
+
+def test_a_key_outside_ascii_matches_as_sent(es_url: str, index_name: str) -> None:
+    api = create_app({"es_url": es_url, "api_key": "clé"}).test_client()
+    sent = "clé".encode().decode("latin-1")  # what a WSGI server hands over of the UTF-8 bytes a client sends
+    assert api.put(f"/v1/indices/{index_name}", headers={"X-API-Key": sent}).status_code == 200
+    assert error_of(api.put(f"/v1/indices/{index_name}", headers={"X-API-Key": "cle"}), 401)["type"] == "unauthorized"
