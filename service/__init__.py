@@ -44,7 +44,7 @@ from neardup.ingest.fingerprint import Fingerprinter
 from . import web
 from .api import clusters, documents, indices, jobs, meta, search
 from .auth import check_view_key
-from .errors import ApiError, register_error_handlers
+from .errors import COMMON_ERRORS, ERROR_SCHEMA, ApiError, register_error_handlers
 from .schemas import DocumentIn
 from .state import ServiceState
 
@@ -245,6 +245,8 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
     app.config["JSON_AS_ASCII"] = False
     app.json.ensure_ascii = False
     app.security_schemes = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
+    app.config["HTTP_ERROR_SCHEMA"] = ERROR_SCHEMA
+    app.config["VALIDATION_ERROR_SCHEMA"] = ERROR_SCHEMA
     client = make_client(settings)
     app.extensions["neardup"] = ServiceState(
         settings=settings,
@@ -277,6 +279,15 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
                 "application/x-ndjson": {"schema": {"type": "string", "description": "one DocumentIn per line"}},
             },
         }
+        error = {"application/json": {"schema": {"$ref": "#/components/schemas/HTTPError"}}}
+        for path, operations in spec["paths"].items():
+            for operation in operations.values():
+                answers = operation.setdefault("responses", {})
+                for status, reason in COMMON_ERRORS.items():
+                    if path != "/healthz" or status == "503":
+                        answers.setdefault(status, {"description": reason, "content": error})
+                if path != "/healthz":  # reads take the key too (NEARDUP_PROTECT_READS), so the docs page can send it
+                    operation.setdefault("security", [{"ApiKey": []}, {}])
         return spec
 
     return app

@@ -19,6 +19,8 @@ from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFaile
 from neardup.es.client import ESUnavailable
 
 __all__ = [
+    "COMMON_ERRORS",
+    "ERROR_SCHEMA",
     "ES_OUTAGES",
     "ES_OUTAGE_MESSAGE",
     "ApiError",
@@ -51,6 +53,30 @@ _TYPES = {
     501: "not_implemented",
     502: "elasticsearch_error",
     503: "elasticsearch_unavailable",
+}
+
+
+#: the error answer in OpenAPI's terms: the one shape every refusal of the API has (APIFlask would describe its own)
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["type", "message"],
+            "properties": {
+                "type": {"type": "string", "description": "machine-readable, e.g. index_not_found"},
+                "message": {"type": "string"},
+                "detail": {"description": "what the refusal is about, where there is more to say"},
+            },
+        }
+    },
+}
+#: what any endpoint of the API may answer besides its own, with the reason OpenAPI shows
+COMMON_ERRORS = {
+    "400": "bad input: the error names it",
+    "401": "the API key is needed (NEARDUP_API_KEY; reads too with NEARDUP_PROTECT_READS)",
+    "503": "Elasticsearch is unreachable, or a shard has no copy for the moment (Retry-After)",
 }
 
 

@@ -135,6 +135,13 @@ def test_openapi_describes_every_endpoint(api: FlaskClient) -> None:
     body = paths["/v1/indices/{index}/documents"]["post"]["requestBody"]["content"]
     assert {"application/json", "application/x-ndjson"} <= set(body)
     assert "text" in spec["components"]["schemas"]["DocumentIn"]["required"]
+    # errors as the service sends them, and the answers any endpoint may give
+    for name in ("HTTPError", "ValidationError"):
+        assert spec["components"]["schemas"][name]["required"] == ["error"], name
+    for path, method in expected - {("/healthz", "get")}:
+        assert {"400", "401", "503"} <= set(paths[path][method]["responses"]), (path, method)
+        assert {"ApiKey": []} in paths[path][method]["security"], (path, method)
+    assert "503" in paths["/healthz"]["get"]["responses"]
 
 
 def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(es_url: str) -> None:
