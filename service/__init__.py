@@ -70,11 +70,16 @@ class _BodyLimit(LimitedStream):
     def readinto(self, b: Any) -> int | None:
         try:
             n = super().readinto(b)
+            if self.tell() > self.max_bytes:
+                raise _too_large(self.source, self.max_bytes, self.max_bytes)
         except ParseException as exc:  # the server's own reading of the chunks: a client's malformed body
             raise ApiError(400, "invalid_body", f"the chunked body is malformed: {exc}") from exc
-        if self.tell() > self.max_bytes:
-            raise _too_large(self.source, self.max_bytes, self.max_bytes)
         return n
+
+    def on_disconnect(self, error: Exception | None = None) -> None:
+        if error is not None:  # the chunks stopped before the last one: a client that stopped sending
+            raise ApiError(400, "incomplete_body", "the chunked body ended before its last chunk; nothing was done")
+        super().on_disconnect(error)
 
 
 class _WholeBody(LimitedStream):

@@ -47,13 +47,17 @@ def _presented() -> str:
     if key:
         return key
     auth = request.headers.get("Authorization", "")
-    return auth[7:].strip() if auth[:7].lower() == "apikey " else ""
+    # ASCII blanks only: a header's bytes come as latin-1, where a UTF-8 key's last byte may read as a blank (\xa0)
+    return auth[7:].strip(" \t") if auth[:7].lower() == "apikey " else ""
 
 
 def _key_matches(expected: str) -> bool:
-    # WSGI gives header values as latin-1 code points, one per byte the client sent: those bytes are the key's UTF-8
-    presented = _presented().encode("latin-1", errors="replace")
-    return hmac.compare_digest(presented, expected.encode())
+    """The key presented is ``expected``, sent in UTF-8 or in latin-1 (as Python's own HTTP client sends a header):
+    WSGI hands a header's bytes over as latin-1 code points, so the first reads them back as sent."""
+    presented = _presented()
+    as_sent = presented.encode("latin-1", errors="replace")
+    key = expected.encode()
+    return hmac.compare_digest(as_sent, key) | hmac.compare_digest(presented.encode(), key)
 
 
 def check_key() -> None:
@@ -66,6 +70,8 @@ def check_key() -> None:
 def check_view_key() -> None:
     """Before the request's body or parameters are read: the key the view to run needs (a client without it is
     refused before anything of its request is decoded or validated)."""
+    if request.method == "OPTIONS":  # what a client may ask of an endpoint, which Flask answers itself
+        return
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
     needs = getattr(view, _NEEDS, None)
     if needs == WRITE:

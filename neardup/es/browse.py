@@ -61,7 +61,8 @@ def _user_query(q: str, shown: Shown) -> dict[str, Any]:
             "query": q,
             "fields": list(shown.searched),
             "default_operator": "and",
-            # a record's fields include numbers, which a word cannot be compared with: such a field is passed over
+            # a record's fields include numbers: a word that is no number is not compared with them (one that is,
+            # matches them) instead of failing the search
             "lenient": True,
         }
     }
@@ -75,14 +76,13 @@ _ORDER: list[dict[str, Any]] = [
     {_IS_DUPLICATE: {"order": "asc", "missing": "_last", "unmapped_type": "boolean"}},
     {_INDEXED_AT: {"order": "asc", "missing": "_last", "unmapped_type": "date_nanos"}},
 ]
+_FRAGMENTS = {"fragment_size": 120, "number_of_fragments": 2}
 #: the neardup fields a hit is shown with
 _HIT_FIELDS = [_CLUSTER, schema.path(schema.DUPLICATE_OF), schema.path(schema.DISTANCE)]
 
 
 def _highlight(shown: Shown) -> dict[str, Any]:
-    fields = {name.split("^")[0]: {"fragment_size": 120, "number_of_fragments": 2} for name in shown.searched}
-    if shown.fields is None:
-        fields["title"] = {}  # whole, as the page shows it
+    fields = {name: {} if whole else _FRAGMENTS for name, whole in shown.highlighted.items()}
     return {
         # the fragments are HTML (the page shows their <em> marks as they are): the document's own text in them must
         # come escaped, which Elasticsearch's default encoder does not do
@@ -231,7 +231,7 @@ def _hit(h: dict[str, Any], hidden: int, shown: Shown) -> dict[str, Any]:
         "cluster": nd.get(schema.CLUSTER),
         "duplicate_of": nd.get(schema.DUPLICATE_OF),
         "duplicates_hidden": hidden,
-        "title": shown.title(src),
+        "title": shown.label(src),
         "text": text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""),
         "highlight": h.get("highlight", {}),
     }
@@ -268,7 +268,7 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int, s
             query={"ids": {"values": keys}},
             # room for an id in several of the indices behind an alias
             size=min(MAX_RESULT_WINDOW, len(keys) * _ALIAS_COPIES),
-            source_includes=shown.source,
+            source_includes=shown.label_source,
             track_total_hits=False,
         )["hits"]["hits"]
         for h in found:
@@ -296,7 +296,7 @@ def get_cluster(
     record's text and title are its fields' (:class:`~neardup.es.shown.Shown`). None when no document has that
     cluster id."""
     # a text document's title alone when no text is wanted; a record's fields are few and short, and name it
-    fields = [*_MEMBER_FIELDS, *(["title"] if text_chars == 0 and shown.fields is None else shown.source)]
+    fields = [*_MEMBER_FIELDS, *(shown.label_source if text_chars == 0 else shown.source)]
     resp = _search(
         client,
         index=index,

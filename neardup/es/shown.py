@@ -13,6 +13,8 @@ names and no text of their own to show.
 ('噪音', 'complaint: 夜间施工\\ndistrict: 5\\ntags: 环境、夜间')
 >>> Shown.of(None).text({"text": "正文"}), Shown.of(None).searched
 ('正文', ('title^2', 'text'))
+>>> Shown.of(RecordConfig.parse({"fields": {"a": {"mode": "text"}, "notice": {"mode": "ignore"}}})).fields
+('a',)
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ class Shown:
         """How documents of an index with ``config`` (None: text documents) are searched and shown."""
         if config is None:
             return cls(("title^2", "text"))
-        names = tuple(sorted(config.fields))
+        # a field set to "ignore" is what every row holds alike (a notice): it would match and say nothing
+        names = tuple(sorted(n for n, spec in config.fields.items() if spec.mode != "ignore"))
         title = next((n for n in names if config.fields[n].title), None)
         return cls(tuple(f"{n}^2" if config.fields[n].title else n for n in names), names, title)
 
@@ -54,6 +57,18 @@ class Shown:
     def source(self) -> list[str]:
         """The ``_source`` fields that :meth:`title` and :meth:`text` read."""
         return ["title", "text"] if self.fields is None else list(self.fields)
+
+    @property
+    def label_source(self) -> list[str]:
+        """The ``_source`` fields that :meth:`label` reads: a text document's title alone (not its text, which may
+        run to millions of characters); a record's fields, which are few and short."""
+        return ["title"] if self.fields is None else list(self.fields)
+
+    @property
+    def highlighted(self) -> dict[str, bool]:
+        """The fields a search highlights, each with whether whole (a text document's title, as the page shows it)
+        or in fragments."""
+        return {"text": False, "title": True} if self.fields is None else dict.fromkeys(self.fields, False)
 
     def title(self, source: Mapping[str, Any]) -> str | None:
         if self.fields is None:

@@ -105,8 +105,12 @@ def index_info(index: str) -> IndexInfo:
 
 
 def shown(index: str) -> Shown:
-    """How the reading side searches and shows ``index``'s documents: texts, or records by its field configuration."""
-    return Shown.of(state().record_configs.get(index))
+    """How the reading side searches and shows ``index``'s documents: texts, or records by its field configuration;
+    as texts behind an alias whose indices keep different configurations (no one way reads them all)."""
+    try:
+        return Shown.of(state().record_configs.get(index))
+    except UsageError:
+        return Shown.of(None)
 
 
 def check_text_length(text: str) -> None:

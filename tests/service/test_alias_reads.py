@@ -48,6 +48,9 @@ def test_lookups_through_an_alias_read_the_configuration_of_the_index_behind_it(
     es.indices.update_aliases(actions=[{"add": {"indices": [text, records], "alias": both}}])
     body = error_of(api.post(f"/v1/indices/{both}/duplicates", json={"text": TEXT}), 400)
     assert text in body["message"] and records in body["message"], body
+    # a search reads them all, as texts (no one configuration reads both)
+    for url in (f"/v1/indices/{both}/search?q=中国", f"/v1/indices/{both}/clusters", f"/?index={both}"):
+        assert api.get(url).status_code == 200, url
 
 
 def test_a_stored_document_and_cluster_titles_are_read_through_an_alias_of_several_indices(

@@ -242,7 +242,8 @@ def _raw(url: str, request: bytes, then_close: bool = True) -> tuple[int, dict[s
 def test_a_body_shorter_than_its_content_length_is_refused_and_nothing_written(
     served: str, es: Elasticsearch, index_name: str
 ) -> None:
-    """A client that dies halfway: gunicorn ends the body early without a word, and half a batch was written."""
+    """A client that dies halfway: gunicorn ends the body early without a word; taken for the whole, half a batch
+    would be written."""
     lines = "".join(json.dumps({"id": f"t{k}", "text": TEXT}, ensure_ascii=False) + "\n" for k in range(2)).encode()
     head = (
         f"POST /v1/indices/{index_name}/documents?refresh=true HTTP/1.1\r\nHost: x\r\n"

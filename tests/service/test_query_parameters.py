@@ -60,7 +60,7 @@ def test_the_web_page_takes_parameters_a_browser_adds(api: FlaskClient, es: Elas
 
 
 def test_a_parameter_given_twice_is_a_400(api: FlaskClient, es: Elasticsearch, index_name: str) -> None:
-    """Which of the two was meant cannot be told; the first used to be taken and the other dropped unread."""
+    """Which of the two was meant cannot be told: taking the first would drop the other unread."""
     resp = api.post(f"/v1/indices/{index_name}/documents?refresh=false&refresh=bogus", json={"id": "a", "text": TEXT})
     assert resp.status_code == 400 and resp.json["error"]["type"] == "repeated_parameter", resp.json
     assert resp.json["error"]["detail"] == {"repeated": ["refresh"]}

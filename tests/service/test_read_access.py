@@ -113,8 +113,20 @@ def test_the_key_is_checked_before_the_request_is_read(es_url: str, index_name: 
         assert error_of(resp, 401)["type"] == "unauthorized", url
 
 
-def test_a_key_outside_ascii_matches_as_sent(es_url: str, index_name: str) -> None:
-    api = create_app({"es_url": es_url, "api_key": "clé"}).test_client()
-    sent = "clé".encode().decode("latin-1")  # what a WSGI server hands over of the UTF-8 bytes a client sends
-    assert api.put(f"/v1/indices/{index_name}", headers={"X-API-Key": sent}).status_code == 200
+@pytest.mark.parametrize("key", ["clé", "clà", "丅"])  # the last bytes of the last two read as latin-1 blanks
+def test_a_key_outside_ascii_matches_as_sent(es_url: str, index_name: str, key: str) -> None:
+    api = create_app({"es_url": es_url, "api_key": key}).test_client()
+    # a WSGI server hands a header's bytes over as latin-1 code points: the key sent in UTF-8, and sent in latin-1
+    # (as Python's http.client sends a header) where it can be
+    in_utf8 = key.encode().decode("latin-1")
+    sent = [in_utf8, key] if all(ord(c) < 256 for c in key) else [in_utf8]
+    for value in sent:
+        for header in ({"X-API-Key": value}, {"Authorization": f"ApiKey {value}"}):
+            assert api.put(f"/v1/indices/{index_name}", headers=header).status_code == 200, (key, header)
     assert error_of(api.put(f"/v1/indices/{index_name}", headers={"X-API-Key": "cle"}), 401)["type"] == "unauthorized"
+
+
+def test_a_client_may_ask_what_an_endpoint_takes_without_the_key(es_url: str, index_name: str) -> None:
+    api = create_app({"es_url": es_url, "api_key": "s3cret"}).test_client()
+    resp = api.options(f"/v1/indices/{index_name}/documents")
+    assert resp.status_code == 200 and "POST" in resp.headers["Allow"]

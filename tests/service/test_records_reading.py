@@ -16,6 +16,7 @@ CONFIG = {
         "complaint": {"mode": "text"},
         "district": {"mode": "value"},
         "tags": {"mode": "set"},
+        "office": {"mode": "ignore"},
     }
 }
 
@@ -27,7 +28,7 @@ def records(api: FlaskClient, index_name: str) -> str:
     rows = [
         {"id": "n1", "subject": "施工噪音", "complaint": noise, "district": 5, "tags": ["环境", "夜间"]},
         {"id": "n2", "subject": "施工噪音", "complaint": noise.replace("严重", "极大"), "district": 5, "tags": "环境"},
-        {"id": "r1", "subject": "道路破损", "complaint": road, "district": 3, "tags": ["交通"]},
+        {"id": "r1", "subject": "道路破损", "complaint": road, "district": 3, "tags": ["交通"], "office": "已转办"},
     ]
     assert api.put(f"/v1/indices/{index_name}", json=CONFIG).status_code == 200
     posted = api.post(f"/v1/indices/{index_name}/documents?refresh=true", json=rows)
@@ -44,8 +45,12 @@ def test_a_search_finds_records_by_their_fields_and_shows_them(api: FlaskClient,
     assert any("<em>" in fragment for fragment in hit["highlight"]["complaint"])
     hidden = api.get(f"/v1/indices/{records}/search?q=噪音&hide_duplicates=true").json
     assert [(h["id"], h["duplicates_hidden"]) for h in hidden["hits"]] == [("n1", 1)]
-    # a number of a value field: the other fields are not compared with it, and it finds nothing
-    assert api.get(f"/v1/indices/{records}/search?q=5").status_code == 200
+    # a number matches the number fields; a word is not compared with them (and does not fail the search)
+    assert {h["id"] for h in api.get(f"/v1/indices/{records}/search?q=5").json["hits"]} == {"n1", "n2"}
+    assert api.get(f"/v1/indices/{records}/search?q=夜间施工").json["total"] == 2
+    # a field set to "ignore" (a notice every row holds) is neither searched nor shown
+    assert api.get(f"/v1/indices/{records}/search?q=转办").json["total"] == 0
+    assert all("office" not in h["text"] for h in api.get(f"/v1/indices/{records}/search").json["hits"])
 
 
 def test_the_clusters_and_their_pages_show_the_records_fields(api: FlaskClient, records: str) -> None:
