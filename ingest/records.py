@@ -32,10 +32,12 @@ from typing import Any, Literal
 
 from .verify import VerifyConfig
 
-__all__ = ["FieldSpec", "RecordConfig", "RecordError", "RecordParts", "split_record"]
+__all__ = ["MAX_WEIGHT", "MODES", "FieldSpec", "RecordConfig", "RecordError", "RecordParts", "split_record"]
 
 Mode = Literal["text", "value", "set", "ignore"]
-_MODES = ("text", "value", "set", "ignore")
+#: a field's modes, and the bound its weight stays under: what :meth:`RecordConfig.parse` takes
+MODES: tuple[Mode, ...] = ("text", "value", "set", "ignore")
+MAX_WEIGHT = 1000
 #: what parts the elements of a set given as one string: the comma, in ASCII or full width (folded alike)
 _LIST_SEPARATOR = re.compile("[,，]")
 _TOP_KEYS = frozenset({"fields", "mu", "min_combined"})
@@ -100,14 +102,14 @@ class RecordConfig:
             )
         specs: dict[str, FieldSpec] = {}
         for name, spec in raw.items():
-            if not isinstance(spec, Mapping) or spec.get("mode") not in _MODES:
-                raise RecordError(f"field {name!r}: mode must be one of {', '.join(_MODES)}", name)
+            if not isinstance(spec, Mapping) or spec.get("mode") not in MODES:
+                raise RecordError(f"field {name!r}: mode must be one of {', '.join(MODES)}", name)
             extra = sorted(set(spec) - _FIELD_KEYS)
             if strict and extra:
                 raise RecordError(f"field {name!r}: unknown key {extra[0]!r} (a field takes mode, weight, title)", name)
             weight = spec.get("weight", 1.0)
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < 1000:
-                raise RecordError(f"field {name!r}: weight must be a number in (0, 1000)", name)
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < MAX_WEIGHT:
+                raise RecordError(f"field {name!r}: weight must be a number in (0, {MAX_WEIGHT})", name)
             title = spec.get("title", False)
             if strict and not isinstance(title, bool):
                 raise RecordError(f"field {name!r}: title must be true or false, not {title!r}", name)

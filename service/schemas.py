@@ -10,7 +10,7 @@ from apiflask.validators import Length, OneOf, Range
 from marshmallow import ValidationError, validates_schema
 
 from neardup.es.browse import MAX_RESULT_WINDOW
-from neardup.ingest.records import FieldSpec, RecordConfig
+from neardup.ingest.records import MAX_WEIGHT, MODES, FieldSpec, RecordConfig
 
 __all__ = [
     "ClusterOut",
@@ -285,10 +285,10 @@ class HealthOut(Schema):
 
 
 class FieldIn(Schema):
-    mode = String(required=True, validate=OneOf(["text", "value", "set", "ignore"]))
+    mode = String(required=True, validate=OneOf(MODES))
     weight = Float(
         load_default=FieldSpec.weight,
-        validate=Range(0, 1000, min_inclusive=False, max_inclusive=False),
+        validate=Range(0, MAX_WEIGHT, min_inclusive=False, max_inclusive=False),
         metadata={"description": "text: a factor on its words' weights; value: times the record's median word weight"},
     )
     title = Boolean(load_default=FieldSpec.title, metadata={"description": "text: its words also get the title factor"})
