@@ -322,18 +322,7 @@ def test_an_import_its_source_refuses_leaves_nothing_behind(
         assert not es.indices.exists(index=index_name), args
 
     misspelt = tmp_path / "smal.db"
-    args = [
-        "import",
-        f"sqlite:///{misspelt}",
-        index_name,
-        "--table",
-        "t",
-        "--id-column",
-        "ref",
-        "--fields",
-        str(fields),
-    ]
-    res = _cli(*args, es_url=es_url)
+    res = _cli("import", f"sqlite:///{misspelt}", *base[2:], "--table", "t", "--id-column", "ref", es_url=es_url)
     assert res.returncode == 2 and f"no such file {str(misspelt)!r}" in res.stderr, res.stderr
     assert not misspelt.exists() and not es.indices.exists(index=index_name)
 
