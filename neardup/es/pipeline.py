@@ -28,14 +28,14 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from elasticsearch import BadRequestError, Elasticsearch
+from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed, NeardupError, UsageError
 from neardup.ingest.fingerprint import Record
 from neardup.mappings import DEFAULT_PIPELINE_SETTING, schema
 
-from .client import install_index_template, read_record_config, validate_index_name
+from .client import default_pipelines, install_index_template, read_record_config, validate_index_name
 from .documents import DocumentFields
 
 __all__ = [
@@ -53,6 +53,8 @@ __all__ = [
     "other_version",
     "pipeline_body",
     "pipeline_id",
+    "text_pipeline",
+    "text_pipeline_problem",
     "use_pipeline",
 ]
 
@@ -239,6 +241,38 @@ def check_pipeline(client: Elasticsearch, index: str) -> None:
             f"index {index!r} already runs default pipeline {', '.join(other)}; neardup does not replace it: add the "
             f"processor {_processor_json()} to that pipeline instead"
         )
+
+
+def text_pipeline(client: Elasticsearch, index: str) -> str | None:
+    """The pipeline a write to ``index`` runs by default that has neardup's processor (``neardup setup --pipeline``
+    made it the default, or a user added the processor to theirs), if any: it fingerprints the field ``text`` and
+    refuses a document without one, so with a field configuration every record another client writes would fail
+    there. (:func:`check_pipeline` refuses the other order: a pipeline for an index of records.)"""
+    for pipeline in default_pipelines(client, index):
+        if is_neardup_pipeline(pipeline) or _has_processor(client, pipeline):
+            return pipeline
+    return None
+
+
+def text_pipeline_problem(index: str, pipeline: str) -> str:
+    """What to say of :func:`text_pipeline`'s ``pipeline`` when records are to be kept in ``index``."""
+    return (
+        f"index {index!r} runs the ingest pipeline {pipeline!r} by default (`neardup setup {index} --pipeline` makes "
+        f"it so): its {PROCESSOR!r} processor fingerprints the field 'text' and refuses a document without one, so "
+        "every record another client writes to the index would fail there. Keep the records in another index, or "
+        f'take the pipeline off this one first (in Elasticsearch: PUT {index}/_settings {{"index.default_pipeline": '
+        "null})"
+    )
+
+
+def _has_processor(client: Elasticsearch, pipeline: str) -> bool:
+    """Does ``pipeline`` (a user's) run neardup's processor itself?"""
+    try:
+        found = client.ingest.get_pipeline(id=pipeline).body
+    except NotFoundError:
+        return False
+    processors = (found.get(pipeline) or {}).get("processors") or []
+    return any(PROCESSOR in p for p in processors if isinstance(p, dict))
 
 
 def install_pipeline(client: Elasticsearch, flag: bool = False, settings: Settings | None = None) -> str:

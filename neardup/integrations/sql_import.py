@@ -43,6 +43,7 @@ from neardup.es.client import (
 )
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch
+from neardup.es.pipeline import text_pipeline, text_pipeline_problem
 from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
@@ -335,6 +336,9 @@ def run_import(
     mark = Mark(since)
     try:
         stmt = _statement(engine, spec, column, since)
+        pipeline = text_pipeline(client, spec.index)  # records there would fail other clients' writes
+        if pipeline is not None:
+            raise UsageError(text_pipeline_problem(spec.index, pipeline))
         setup_index(client, spec.index)  # once the rows can be read: an import refused by its source leaves no index
         _keep_fields(client, spec.index, spec.fields, fingerprinter.record_version(spec.fields))
         for rows in _batches(engine, stmt, spec.batch_size):

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from elasticsearch import NotFoundError
 from flask import request
 
-from neardup.es.client import count_fingerprinted_otherwise, default_pipelines, read_record_config
-from neardup.es.pipeline import PROCESSOR, is_neardup_pipeline
+from neardup.es.client import count_fingerprinted_otherwise, read_record_config
+from neardup.es.pipeline import text_pipeline, text_pipeline_problem
 from neardup.ingest.records import RecordConfig, RecordError
 
 from ..auth import requires_key
@@ -64,34 +63,10 @@ def put_index(index: str, body: Any) -> dict[str, Any]:
 
 
 def _check_no_text_pipeline(index: str) -> None:
-    """409 when a write to ``index`` runs a pipeline with neardup's processor (``neardup setup --pipeline`` made it
-    the index's default, or a user added the processor to theirs): it fingerprints the ``text`` field and refuses a
-    document without one, so with a field configuration every record another client writes would fail there.
-    (``check_pipeline`` refuses the other order: a pipeline for an index of records.)"""
-    client = state().client
-    for pipeline in default_pipelines(client, index):
-        if not is_neardup_pipeline(pipeline) and not _has_processor(pipeline):
-            continue
-        raise ApiError(
-            409,
-            "text_pipeline",
-            f"index {index!r} runs the ingest pipeline {pipeline!r} by default (`neardup setup {index} --pipeline` "
-            f"makes it so): its {PROCESSOR!r} processor fingerprints the field 'text' and refuses a document without "
-            "one, so every record another client writes to the index would fail there. Keep the records in another "
-            f"index, or take the pipeline off this one first (in Elasticsearch: PUT {index}/_settings "
-            '{"index.default_pipeline": null})',
-            detail={"pipeline": pipeline},
-        )
-
-
-def _has_processor(pipeline: str) -> bool:
-    """Does ``pipeline`` (a user's) run neardup's processor itself?"""
-    try:
-        found = state().client.ingest.get_pipeline(id=pipeline).body
-    except NotFoundError:
-        return False
-    processors = (found.get(pipeline) or {}).get("processors") or []
-    return any(PROCESSOR in p for p in processors if isinstance(p, dict))
+    """409 when a write to ``index`` runs neardup's processor by default (:func:`text_pipeline`)."""
+    pipeline = text_pipeline(state().client, index)
+    if pipeline is not None:
+        raise ApiError(409, "text_pipeline", text_pipeline_problem(index, pipeline), detail={"pipeline": pipeline})
 
 
 def _fingerprinted_otherwise(index: str, config: RecordConfig) -> dict[str, Any]:

@@ -275,6 +275,22 @@ def test_an_index_of_other_documents_is_not_made_an_index_of_records(
     assert read_record_config(es, index_name) is None
 
 
+def test_an_index_running_the_text_processor_is_not_given_records(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Its processor reads `text`: every record another client wrote there would fail."""
+    setup = _cli("setup", index_name, "--pipeline", es_url=es_url)
+    if setup.returncode != 0 and "plugin" in setup.stderr:
+        pytest.skip("needs neardup's plugin on the cluster")
+    assert setup.returncode == 0, setup.stderr
+    one_field = '[fields.complaint]\nmode = "text"\n'
+    fields, db = _small_table(tmp_path, one_field, "ref TEXT, complaint TEXT", [(1, "r1", "y")])
+    args = ["import", f"sqlite:///{db}", index_name, "--table", "t", "--id-column", "ref", "--fields", str(fields)]
+    refused = _cli(*args, es_url=es_url)
+    assert refused.returncode == 2 and "runs the ingest pipeline" in refused.stderr, refused.stderr
+    assert read_record_config(es, index_name) is None and es.count(index=index_name)["count"] == 0
+
+
 def test_import_reports_usage_errors(tmp_path: Path, es_url: str, index_name: str) -> None:
     fields = tmp_path / "fields.toml"
     fields.write_text(FIELDS_TOML, encoding="utf-8")
