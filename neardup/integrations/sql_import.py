@@ -325,6 +325,9 @@ def run_import(
     since: Any = spec.since[1] if spec.since else None
     if spec.incremental and since is None:
         since = _stored_mark(client, spec, column)
+    pipeline = text_pipeline(client, spec.index)  # records there would fail other clients' writes
+    if pipeline is not None:
+        raise UsageError(text_pipeline_problem(spec.index, pipeline))
     engine = _engine(spec.url)
     result = ImportResult(since=since, high_water=since)
     config = replace(
@@ -336,9 +339,6 @@ def run_import(
     mark = Mark(since)
     try:
         stmt = _statement(engine, spec, column, since)
-        pipeline = text_pipeline(client, spec.index)  # records there would fail other clients' writes
-        if pipeline is not None:
-            raise UsageError(text_pipeline_problem(spec.index, pipeline))
         setup_index(client, spec.index)  # once the rows can be read: an import refused by its source leaves no index
         _keep_fields(client, spec.index, spec.fields, fingerprinter.record_version(spec.fields))
         for rows in _batches(engine, stmt, spec.batch_size):
