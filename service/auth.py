@@ -5,14 +5,14 @@ or ``Authorization: ApiKey <key>``; with ``NEARDUP_PROTECT_READS=true`` reading 
 (:func:`requires_read_key`, and the web page through :func:`check_read_key`) need it too. The key is
 compared in constant time.
 
-The decorators also say what the view does with the index it names: :func:`requires_key` marks a write,
-anything else is a read; :func:`.api.common.checked_index` checks the index accordingly."""
+The decorators only mark a view; :func:`check_view_key`, the app's first step of every request, checks the key it
+needs before the request is read. They also say what the view does with the index it names: :func:`requires_key`
+marks a write, anything else is a read; :func:`.api.common.checked_index` checks the index accordingly."""
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from functools import wraps
 from typing import Any, TypeVar
 
 from flask import current_app, g, request
@@ -69,11 +69,13 @@ def check_key() -> None:
 
 def check_view_key() -> None:
     """Before the request's body or parameters are read: the key the view to run needs (a client without it is
-    refused before anything of its request is decoded or validated)."""
+    refused before anything of its request is decoded or validated), as its decorator marked it; and what the view
+    does with its index (:func:`access`)."""
     if request.method == "OPTIONS":  # what a client may ask of an endpoint, which Flask answers itself
         return
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
     needs = getattr(view, _NEEDS, None)
+    g.neardup_access = WRITE if needs == WRITE else READ
     if needs == WRITE:
         check_key()
     elif needs == READ:
@@ -85,16 +87,10 @@ _NEEDS = "neardup_needs"
 
 
 def requires_key(view: F) -> F:
-    """A writing view: it needs the key when one is set."""
-
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        g.neardup_access = WRITE
-        check_key()
-        return view(*args, **kwargs)
-
-    setattr(wrapper, _NEEDS, WRITE)
-    return wrapper  # type: ignore[return-value]
+    """A writing view: it needs the key when one is set (checked by :func:`check_view_key`, before the request is
+    read)."""
+    setattr(view, _NEEDS, WRITE)
+    return view
 
 
 def check_read_key() -> None:
@@ -114,13 +110,6 @@ def check_read_key() -> None:
 
 
 def requires_read_key(view: F) -> F:
-    """A reading view: it needs the key when ``NEARDUP_PROTECT_READS`` is set."""
-
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        g.neardup_access = READ
-        check_read_key()
-        return view(*args, **kwargs)
-
-    setattr(wrapper, _NEEDS, READ)
-    return wrapper  # type: ignore[return-value]
+    """A reading view: it needs the key when ``NEARDUP_PROTECT_READS`` is set (checked by :func:`check_view_key`)."""
+    setattr(view, _NEEDS, READ)
+    return view
