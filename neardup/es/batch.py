@@ -9,8 +9,9 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   settings, and the text and title fields (or the index's field configuration), so a run that reads
   other fields fingerprints every document again; the fields are kept with the index for reconcile.
   Documents it sees for the first time all get the dedupe's start time as ``indexed_at`` (ties go by
-  ``_id``); that time is kept with the index until the dedupe completes, so a resumed run gives them the
-  same time, and the same clusters, as an uninterrupted one;
+  ``_id``); that time is kept with the index until the stage has read every document, so a run resumed after
+  an interruption gives them the same time, and the same clusters, as an uninterrupted one. A document the
+  stage read but could not write (a failure it reports) is left to a later run, and gets that run's time;
 - stage "cluster" (= reconcile) is the offline algorithm (:func:`neardup.ingest.cluster.cluster_records`)
   over every document in document order — ``neardup.indexed_at``, then ``_id`` — which is the order
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
@@ -827,8 +828,9 @@ def dedupe(
         first_seen = schema.timestamp(time.time_ns())
         write_index_meta(client, index, _STARTED_META, first_seen)
     stage = _fingerprint_stage(client, index, fingerprinter, cfg, progress, first_seen, holding)
+    # the stage read every document: what it could not write is a failure it reports, and a later run gives it
+    # that run's time, as it does every document written after this one began
+    write_index_meta(client, index, _STARTED_META, None)
     client.indices.refresh(index=index)
     result = reconcile(client, index, cfg.version(fingerprinter), cfg, progress)
-    if not stage["fingerprint_failures"]:  # else the next run gives the rest the same time
-        write_index_meta(client, index, _STARTED_META, None)
     return stage | result | {"seconds": round(time.perf_counter() - started, 3)}

@@ -277,6 +277,30 @@ def test_a_dedupe_that_cannot_write_reports_its_failures_as_plain_data(
     assert json.loads(json.dumps(result)) == result  # a job's result is stored as JSON
 
 
+def test_a_dedupe_that_could_not_write_leaves_its_start_time_to_no_later_document(
+    es: Elasticsearch, index_name: str, fp: Fingerprinter
+) -> None:
+    """A run that read everything but wrote nothing (a write block) ends; the documents written after it, and those
+    it could not write, get the next run's time, not the failed run's."""
+    _load(es, [*_documents()[:12]], index_name)
+    config = BatchConfig(slices=1, page_size=5)
+    es.indices.put_settings(index=index_name, settings={"index.blocks.write": True})
+    try:
+        failed = dedupe(es, index_name, fp, config)
+    finally:
+        es.indices.put_settings(index=index_name, settings={"index.blocks.write": False})
+    assert failed["fingerprint_failures"] == 12
+    assert batch.read_index_meta(es, index_name, "dedupe_started_at") is None
+    time.sleep(0.01)
+    later = schema.timestamp(time.time_ns())
+    es.index(index=index_name, id="late", document={"text": _documents()[20]["text"]}, refresh=True)
+    assert dedupe(es, index_name, fp, config)["fingerprinted"] == 13
+    es.indices.refresh(index=index_name)
+    hits = es.search(index=index_name, size=100, query={"match_all": {}})["hits"]["hits"]
+    times = {h["_source"][schema.ROOT][schema.INDEXED_AT] for h in hits}
+    assert len(times) == 1 and times.pop() >= later
+
+
 class _Watched:
     """A real client whose point-in-time id and searches are recorded (everything else passes through)."""
 
