@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
-from neardup.es.batch import BatchConfig, NoTextField, Progress, dedupe, read_fields, reconcile
+from neardup.es.batch import BatchConfig, NoTextField, Progress, check_text_field, dedupe, read_fields, reconcile
 from neardup.es.client import location, make_client, record_config, setup_index, validate_index_name
 from neardup.es.documents import DocumentFields, Incoming
 from neardup.es.indexing import IngestConfig, index_batch
@@ -204,7 +204,6 @@ def dedupe_cmd(
 ) -> None:
     """Fingerprint and cluster every document of INDEX (resumable, safe to re-run)."""
     client = _existing(index, es_url)
-    bars = _Bars(sys.stderr.isatty())
     config = BatchConfig(
         workers=workers,
         text_field=text_field,
@@ -212,13 +211,17 @@ def dedupe_cmd(
         record=record_config(client, index),
         fingerprint_in_es=Settings.from_env().fingerprints_in_es if fingerprint_in_es is None else fingerprint_in_es,
     )
+    try:
+        check_text_field(client, index, config)  # before the set-up: a refused dedupe leaves the mapping as it was
+    except NoTextField as exc:
+        raise UsageError(f"{exc}; if the text is in another field, name it with --text-field") from exc
+    setup_index(client, index)
     fingerprinter = Fingerprinter.default()
+    bars = _Bars(sys.stderr.isatty())
     try:
         result = run_job(
             client, "dedupe", index, lambda job: dedupe(client, index, fingerprinter, config, _both(job, bars))
         )
-    except NoTextField as exc:
-        raise UsageError(f"{exc}; if the text is in another field, name it with --text-field") from exc
     finally:
         bars.close()
     no_text = result.get("no_text") or 0
@@ -239,6 +242,7 @@ def dedupe_cmd(
 def reconcile_cmd(index: str, es_url: str | None) -> None:
     """Merge clusters split by concurrent ingest, from stored fingerprints only."""
     client = _existing(index, es_url)
+    setup_index(client, index)
     bars = _Bars(sys.stderr.isatty())
     try:
         # the version the last dedupe wrote: the text and title fields it read are part of it
@@ -266,11 +270,11 @@ def _both(job: Progress, bars: Progress) -> Progress:
 
 
 def _existing(index: str, es_url: str | None) -> Any:
+    """A client of the cluster holding ``index`` (which it does not change)."""
     validate_index_name(index)
     client = make_client(Settings.from_env(es_url=es_url))
     if not client.indices.exists(index=index):
         raise UsageError(f"no index {index!r} at {location(client)}")
-    setup_index(client, index)
     return client
 
 

@@ -64,7 +64,17 @@ from .documents import text_value
 from .pipeline import fingerprint_in_pipeline
 from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder
 
-__all__ = ["DEFAULT_FIELDS", "BatchConfig", "NoTextField", "Progress", "dedupe", "read_fields", "reconcile", "scan"]
+__all__ = [
+    "DEFAULT_FIELDS",
+    "BatchConfig",
+    "NoTextField",
+    "Progress",
+    "check_text_field",
+    "dedupe",
+    "read_fields",
+    "reconcile",
+    "scan",
+]
 
 #: the text and title fields documents are read from unless told otherwise (what ingest reads)
 DEFAULT_FIELDS = {"text_field": "text", "title_field": "title"}
@@ -572,6 +582,14 @@ def _holding(client: Elasticsearch, index: str, name: str) -> dict[str, Any] | N
 #: the most documents a page of :func:`_check_text` reads: it stops at the first text, in most indices on the first
 #: page
 _CHECK_PAGE = 100
+
+
+def check_text_field(client: Elasticsearch, index: str, config: BatchConfig) -> None:
+    """Raise :class:`NoTextField` where :func:`dedupe` with ``config`` would refuse ``index``. A caller that sets the
+    index up before a dedupe (adds the neardup fields to its mapping) checks first, so a refused dedupe changes
+    nothing at all."""
+    if config.record is None:
+        _check_text(client, index, config.text_field, _holding(client, index, config.text_field))
 
 
 def _check_text(client: Elasticsearch, index: str, name: str, holding: dict[str, Any] | None) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
-from neardup.es.batch import BatchConfig, Progress, dedupe, read_fields, reconcile
+from neardup.es.batch import BatchConfig, NoTextField, Progress, check_text_field, dedupe, read_fields, reconcile
 from neardup.es.jobs import InvalidJobRecord, JobRunning, Work, get_job, start_job
 
 from ..auth import requires_key, requires_read_key
@@ -25,7 +25,20 @@ def _require_index(index: str) -> None:
     checked_index(index)
     if index_info(index).kind == "missing":
         raise ApiError(404, "index_not_found", f"no index {index!r}")
-    ensure_index(index)  # adds the neardup fields to a user's existing index
+
+
+def _check_text_field(index: str, config: BatchConfig) -> None:
+    """400 where a dedupe with ``config`` would refuse ``index``: checked before the neardup fields are added to a
+    user's existing index, so a refused dedupe changes nothing."""
+    try:
+        check_text_field(state().client, index, config)
+    except NoTextField as exc:
+        raise ApiError(
+            400,
+            "no_text_field",
+            f"{exc}; if the text is in another field, name it with text_field",
+            detail={"index": exc.index, "text_field": exc.text_field, "documents": exc.documents},
+        ) from exc
 
 
 def _start(kind: str, index: str, work: Work) -> dict[str, Any]:
@@ -44,7 +57,10 @@ def _start(kind: str, index: str, work: Work) -> dict[str, Any]:
 @bp.doc(
     security="ApiKey",
     summary="Fingerprint and cluster every document of an index (a job)",
-    responses={409: "a dedupe job is running on the index (its id in the detail)"},
+    responses={
+        400: "no document of the index has a text in text_field (nothing was changed)",
+        409: "a dedupe job is running on the index (its id in the detail)",
+    },
 )
 @requires_key
 def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -58,6 +74,8 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
         record=st.record_configs.get(index),
         fingerprint_in_es=st.settings.fingerprints_in_es,
     )
+    _check_text_field(index, config)
+    ensure_index(index)  # adds the neardup fields to a user's existing index
 
     def work(progress: Progress) -> dict[str, Any]:
         return dedupe(st.client, index, st.fingerprinter, config, progress)
@@ -75,6 +93,7 @@ def dedupe_view(index: str, body: dict[str, Any]) -> dict[str, Any]:
 @requires_key
 def reconcile_view(index: str) -> dict[str, Any]:
     _require_index(index)
+    ensure_index(index)
     st = state()
     # the version the last dedupe wrote: the text and title fields it read are part of it
     fields = read_fields(st.client, index)

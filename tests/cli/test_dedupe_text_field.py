@@ -34,7 +34,9 @@ def test_dedupe_refuses_an_index_without_its_text_field_then_counts_what_lacks_i
     helpers.bulk(
         es, ({"_index": index_name, "_id": f"d{k}", "body": a.text} for k, a in enumerate(arts[:3])), refresh=True
     )
+    mapping = es.indices.get_mapping(index=index_name)[index_name]["mappings"]
     refused = _dedupe(index_name, es_url=es_url)
+    assert es.indices.get_mapping(index=index_name)[index_name]["mappings"] == mapping  # no neardup fields added
     assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
     assert "none of the 3 documents" in refused.stderr and "'text'" in refused.stderr, refused.stderr
     assert "--text-field" in refused.stderr

@@ -90,10 +90,13 @@ def test_a_dedupe_with_the_wrong_text_field_is_redone_with_the_right_one(
     es.indices.create(index=index_name)
     helpers.bulk(es, ({"_index": index_name, "_id": d.id, "headline": d.title, "body": d.text} for d in news))
     es.indices.refresh(index=index_name)
-    # the default field "text" is not there: the dedupe refuses, and writes nothing
-    wrong = wait_for_job(api, api.post(f"/v1/indices/{index_name}/dedupe", json={}).json["id"])
-    assert wrong["state"] == "failed" and wrong["error"]["type"] == "NoTextField", wrong
-    assert "'text'" in wrong["error"]["message"]
+    # the default field "text" is not there: the dedupe is refused before it starts, and changes nothing
+    mapping = es.indices.get_mapping(index=index_name)[index_name]["mappings"]
+    wrong = api.post(f"/v1/indices/{index_name}/dedupe", json={})
+    assert wrong.status_code == 400 and wrong.json["error"]["type"] == "no_text_field", wrong.json
+    assert "'text'" in wrong.json["error"]["message"] and "text_field" in wrong.json["error"]["message"]
+    assert wrong.json["error"]["detail"] == {"index": index_name, "text_field": "text", "documents": len(news)}
+    assert es.indices.get_mapping(index=index_name)[index_name]["mappings"] == mapping
     assert _versions(es, index_name) == set()
     right = wait_for_job(
         api,
