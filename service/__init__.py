@@ -44,6 +44,7 @@ from neardup.ingest.fingerprint import Fingerprinter
 from . import web
 from .api import clusters, documents, indices, jobs, meta, search
 from .auth import check_view_key
+from .docs import serve_docs_assets
 from .errors import COMMON_ERRORS, ERROR_SCHEMA, ApiError, register_error_handlers
 from .schemas import DocumentIn
 from .state import ServiceState
@@ -264,6 +265,7 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
         ),
     )
     register_error_handlers(app)
+    serve_docs_assets(app)
     app.before_request(check_view_key)  # first: a client without the key is refused before its request is read
     app.before_request(_check_request)
     app.before_request(_check_parameters)

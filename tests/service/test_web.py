@@ -9,6 +9,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -140,3 +141,26 @@ def test_overview_charts_show_the_index_numbers(page: object, base_url: str, es:
     t = pg.locator("#timeline g.tbar")  # type: ignore[attr-defined]
     assert sum(int(t.nth(k).get_attribute("data-documents")) for k in range(t.count())) == sum(sizes.values())
     pg.screenshot(path=str(SHOTS / "overview.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_the_docs_page_renders_every_endpoint_with_the_internet_cut_off(page: object, base_url: str) -> None:
+    pg = page  # type: ignore[assignment]
+    elsewhere: list[str] = []
+
+    def local_only(route: Any) -> None:
+        if route.request.url.startswith(base_url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    pg.route("**/*", local_only)  # type: ignore[attr-defined]
+    try:
+        pg.goto(f"{base_url}/docs")  # type: ignore[attr-defined]
+        pg.wait_for_selector(".opblock", timeout=15_000)  # type: ignore[attr-defined]
+        operations = pg.locator(".opblock").count()  # type: ignore[attr-defined]
+    finally:
+        pg.unroute("**/*")  # type: ignore[attr-defined]
+    assert not elsewhere, elsewhere
+    paths = create_app({"es_url": base_url}).test_client().get("/openapi.json").json["paths"]
+    assert operations == sum(len(ops) for ops in paths.values())
