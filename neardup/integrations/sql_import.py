@@ -337,62 +337,89 @@ def run_import(
         atomic=False,
     )
     mark = Mark(since)
+    stopped = (sa.exc.SQLAlchemyError, ApiError, TransportError, OSError)
     try:
-        stmt = _statement(engine, spec, column, since)
-        setup_index(client, spec.index)  # once the rows can be read: an import refused by its source leaves no index
+        try:
+            stmt = _statement(engine, spec, column, since)
+        except stopped as exc:
+            raise _stopped(exc, result, column, mark) from exc
+        # once the rows can be read: an import refused by its source leaves no index. Elasticsearch refusing the
+        # set-up is its own error, not an import stopped after 0 rows: nothing was read yet
+        setup_index(client, spec.index)
         _keep_fields(client, spec.index, spec.fields, fingerprinter.record_version(spec.fields))
-        for rows in _batches(engine, stmt, spec.batch_size):
-            docs: list[Incoming] = []
-            records: list[Record] = []
-            doc_of_row: list[int | None] = []  # each row's place among docs; None for a bad row
-            row_of_doc: list[int] = []  # each doc's row number in this run's read order
-            order_values: list[Any] = []  # each row's ordering value; None for one that cannot be read
-            for raw in rows:
-                result.read += 1
-                rid = raw.get(spec.id_column)
-                order_values.append(_readable(column, raw[column]))
-                try:
-                    if rid is None or (isinstance(rid, str) and not rid.strip()):
-                        raise RecordError(f"id column {spec.id_column!r} is empty")
-                    row = {k: _value(k, v) for k, v in raw.items()}
-                    record = fingerprinter.fingerprint_record(row, spec.fields)
-                except RecordError as exc:
-                    result.bad_rows.append(BadRow(result.read, None if rid is None else str(rid), str(exc)))
-                    doc_of_row.append(None)
-                    continue
-                doc_of_row.append(len(docs))
-                row_of_doc.append(result.read)
-                docs.append(Incoming(str(_value(spec.id_column, rid)), None, None, row))
-                records.append(record)
-            written = [True] * len(docs)
-            if docs:
-                items = _write(client, spec.index, docs, fingerprinter, config, records)
-                written = [i.written for i in items]
-                result.indexed += sum(written)
-                result.duplicates += sum(1 for i in items if i.duplicate_of)
-                result.failed += written.count(False)
-                result.refused += [
-                    BadRow(row_of_doc[k], item.id, item.error or item.status)
-                    for k, item in enumerate(items)
-                    if not item.written
-                ]
-            for value, at in zip(order_values, doc_of_row, strict=True):
-                mark.row(value, done=at is None or written[at])
-                if at is not None and not written[at]:
-                    result.past_refused = value
-            _advance(client, spec, column, mark, result)
-            if progress is not None:
-                progress(result)
-        mark.end()
-        _advance(client, spec, column, mark, result)
-    except (sa.exc.SQLAlchemyError, ApiError, TransportError, OSError) as exc:
-        reason = (str(exc).splitlines() or [""])[0][:200]
-        raise ImportStopped(
-            f"import stopped after {result.read} rows: {type(exc).__name__}: {reason}", result, column, mark.value
-        ) from exc
+        try:
+            _import_rows(client, spec, fingerprinter, config, stmt, engine, column, mark, result, progress)
+        except stopped as exc:
+            raise _stopped(exc, result, column, mark) from exc
     finally:
         engine.dispose()
     return result
+
+
+def _stopped(exc: BaseException, result: ImportResult, column: str, mark: Mark) -> ImportStopped:
+    reason = (str(exc).splitlines() or [""])[0][:200]
+    return ImportStopped(
+        f"import stopped after {result.read} rows: {type(exc).__name__}: {reason}", result, column, mark.value
+    )
+
+
+def _import_rows(
+    client: Elasticsearch,
+    spec: ImportSpec,
+    fingerprinter: Fingerprinter,
+    config: IngestConfig,
+    stmt: sa.Select[Any],
+    engine: sa.Engine,
+    column: str,
+    mark: Mark,
+    result: ImportResult,
+    progress: Callable[[ImportResult], None] | None,
+) -> None:
+    """Read the rows of ``stmt`` in batches and write them, advancing ``mark`` and ``result`` as they are."""
+    for rows in _batches(engine, stmt, spec.batch_size):
+        docs: list[Incoming] = []
+        records: list[Record] = []
+        doc_of_row: list[int | None] = []  # each row's place among docs; None for a bad row
+        row_of_doc: list[int] = []  # each doc's row number in this run's read order
+        order_values: list[Any] = []  # each row's ordering value; None for one that cannot be read
+        for raw in rows:
+            result.read += 1
+            rid = raw.get(spec.id_column)
+            order_values.append(_readable(column, raw[column]))
+            try:
+                if rid is None or (isinstance(rid, str) and not rid.strip()):
+                    raise RecordError(f"id column {spec.id_column!r} is empty")
+                row = {k: _value(k, v) for k, v in raw.items()}
+                record = fingerprinter.fingerprint_record(row, spec.fields)
+            except RecordError as exc:
+                result.bad_rows.append(BadRow(result.read, None if rid is None else str(rid), str(exc)))
+                doc_of_row.append(None)
+                continue
+            doc_of_row.append(len(docs))
+            row_of_doc.append(result.read)
+            docs.append(Incoming(str(_value(spec.id_column, rid)), None, None, row))
+            records.append(record)
+        written = [True] * len(docs)
+        if docs:
+            items = _write(client, spec.index, docs, fingerprinter, config, records)
+            written = [i.written for i in items]
+            result.indexed += sum(written)
+            result.duplicates += sum(1 for i in items if i.duplicate_of)
+            result.failed += written.count(False)
+            result.refused += [
+                BadRow(row_of_doc[k], item.id, item.error or item.status)
+                for k, item in enumerate(items)
+                if not item.written
+            ]
+        for value, at in zip(order_values, doc_of_row, strict=True):
+            mark.row(value, done=at is None or written[at])
+            if at is not None and not written[at]:
+                result.past_refused = value
+        _advance(client, spec, column, mark, result)
+        if progress is not None:
+            progress(result)
+    mark.end()
+    _advance(client, spec, column, mark, result)
 
 
 def _keep_fields(client: Elasticsearch, index: str, fields: RecordConfig, version: str) -> None:

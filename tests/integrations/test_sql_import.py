@@ -291,6 +291,22 @@ def test_an_index_running_the_text_processor_is_not_given_records(
     assert read_record_config(es, index_name) is None and es.count(index=index_name)["count"] == 0
 
 
+def test_an_index_elasticsearch_will_not_set_up_is_its_refusal_not_a_stopped_import(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """The neardup fields cannot be added to an index whose ``neardup`` is a keyword: Elasticsearch's refusal is
+    the error, and no row was read or written (no "import stopped after 0 rows ... resume")."""
+    es.indices.create(index=index_name, mappings={"properties": {"neardup": {"type": "keyword"}}})
+    one_field = '[fields.complaint]\nmode = "text"\n'
+    fields, db = _small_table(tmp_path, one_field, "ref TEXT, complaint TEXT", [(1, "r1", "y")])
+    args = ["import", f"sqlite:///{db}", index_name, "--table", "t", "--id-column", "ref", "--fields", str(fields)]
+    refused = _cli(*args, es_url=es_url)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert "Elasticsearch refused the request" in refused.stderr and "neardup" in refused.stderr, refused.stderr
+    assert "import stopped" not in refused.stderr and "resume" not in refused.stderr, refused.stderr
+    assert es.count(index=index_name)["count"] == 0 and read_record_config(es, index_name) is None
+
+
 def test_import_reports_usage_errors(tmp_path: Path, es_url: str, index_name: str) -> None:
     fields = tmp_path / "fields.toml"
     fields.write_text(FIELDS_TOML, encoding="utf-8")
