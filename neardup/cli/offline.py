@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -48,11 +49,36 @@ class InputDoc:
         return self.doc.id
 
 
+#: the path that stands for standard input (an input) or standard output (an output), as in most command-line tools
+STDIO = Path("-")
+
+
+@contextmanager
+def read_from(path: Path) -> Iterator[IO[bytes]]:
+    """``path`` opened for reading bytes; :data:`STDIO` is standard input (left open)."""
+    if path == STDIO:
+        yield sys.stdin.buffer
+        return
+    with open(path, "rb") as handle:
+        yield handle
+
+
 @contextmanager
 def written_whole(output: Path) -> Iterator[IO[str]]:
     """A text file to write ``output`` through: written as ``<output>.part`` and moved into place once complete,
-    so there is never a half-written output; a path that cannot be written ends the command with a message."""
-    tmp = output.with_name(output.name + ".part")
+    so there is never a half-written output; a path that cannot be written ends the command with a message.
+
+    A symbolic link is followed: the file it points to is replaced, the link kept. What cannot be replaced is written
+    as it goes: :data:`STDIO` (standard output), and a path that is there but is no regular file (``/dev/null``, a
+    named pipe)."""
+    if output == STDIO:
+        sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    target = Path(os.path.realpath(output))
+    through = target.exists() and not target.is_file()
+    tmp = target if through else target.with_name(target.name + ".part")
     try:
         out = open(tmp, "w", encoding="utf-8")  # noqa: SIM115 (closed below, the part file removed on any failure)
     except OSError as exc:
@@ -61,12 +87,15 @@ def written_whole(output: Path) -> Iterator[IO[str]]:
         with out:
             yield out
     except OSError as exc:  # the disk filled up, say
-        tmp.unlink(missing_ok=True)
+        if not through:
+            tmp.unlink(missing_ok=True)
         fail(f"cannot write {output}: {exc.strerror}", 2)
     except BaseException:  # interrupted, or the command failed: no part file is left behind
-        tmp.unlink(missing_ok=True)
+        if not through:
+            tmp.unlink(missing_ok=True)
         raise
-    tmp.replace(output)
+    if not through:
+        tmp.replace(target)
 
 
 def read_jsonl(
@@ -196,8 +225,15 @@ def fingerprint_cmd(text: str, title: str | None, explain: bool) -> None:
 
 
 @click.command("cluster")
-@click.argument("input_path", metavar="INPUT.jsonl", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="INPUT.jsonl", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Where to write the clusters; - is standard output.",
+)
 @click.option("--id-field", default="id", show_default=True)
 @click.option("--text-field", default="text", show_default=True)
 @click.option("--title-field", default="title", show_default=True)
@@ -224,7 +260,7 @@ def cluster_cmd(
     skip_invalid: bool,
     fields_path: Path | None,
 ) -> None:
-    """Cluster near-duplicates of a JSON-lines file (no Elasticsearch needed).
+    """Cluster near-duplicates of a JSON-lines file (- reads standard input; no Elasticsearch needed).
 
     Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance.
     """
@@ -235,7 +271,7 @@ def cluster_cmd(
         except RecordError as exc:
             fail(str(exc), 2)
     try:
-        with open(input_path, "rb") as handle:  # decoded line by line (read_jsonl)
+        with read_from(input_path) as handle:  # decoded line by line (read_jsonl)
             text_key = None if record_config is not None else text_field
             items = list(read_jsonl(handle, DocumentFields(id_field, text_key, title_field), skip_invalid))
     except OSError as exc:

@@ -216,3 +216,36 @@ def test_cluster_with_fields_in_two_processes_equals_one(tmp_path: Path) -> None
     groups = {r.id: r.group for r in rows}
     joined = [g for g in got if g["duplicate_of"] is not None]
     assert len(joined) > 100 and all(groups[g["id"]] == groups[g["duplicate_of"]] for g in joined)
+
+
+def test_cluster_reads_standard_input_and_writes_standard_output(news_file: tuple[Path, dict[str, str]]) -> None:
+    path, truth = news_file
+    result = subprocess.run(
+        [sys.executable, "-m", "neardup", "cluster", "-", "-o", "-"],
+        input=path.read_bytes(),
+        capture_output=True,
+        timeout=600,
+        check=False,
+        env=os.environ | {"LC_ALL": "C", "PYTHONIOENCODING": ""},
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.decode("utf-8").splitlines()]
+    assert [r["id"] for r in rows] == list(truth) and not Path("-").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_an_output_that_is_a_link_or_no_regular_file_is_written_through_not_replaced(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "text": BODY}, ensure_ascii=False) + "\n", encoding="utf-8")
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    assert run("cluster", str(src), "-o", str(link)).returncode == 0
+    assert link.is_symlink() and json.loads(real.read_text(encoding="utf-8"))["id"] == "a"
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = subprocess.Popen(["cat", str(pipe)], stdout=subprocess.PIPE)
+    assert run("cluster", str(src), "-o", str(pipe)).returncode == 0
+    got, _ = reader.communicate(timeout=60)
+    assert json.loads(got)["id"] == "a" and pipe.is_fifo() and not (tmp_path / "pipe.part").exists()
