@@ -364,9 +364,15 @@ def idf_fit(input_path: Path, output: Path, text_field: str, skip_invalid: bool)
     "--seeds", default=",".join(map(str, DEFAULT_SEEDS)), show_default=True, help="Build one set per random seed."
 )
 @click.option(
-    "--groups", type=int, default=DEFAULT_GROUPS, show_default=True, help="News originals with variants per set."
+    "--groups",
+    type=click.IntRange(0),
+    default=DEFAULT_GROUPS,
+    show_default=True,
+    help="News originals with variants per set.",
 )
-@click.option("--singles", type=int, default=DEFAULT_SINGLES, show_default=True, help="News singletons per set.")
+@click.option(
+    "--singles", type=click.IntRange(0), default=DEFAULT_SINGLES, show_default=True, help="News singletons per set."
+)
 @click.option("--only", multiple=True, help="Run only methods whose name contains this.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON.")
 def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str, ...], output: Path | None) -> None:
@@ -374,7 +380,11 @@ def eval_cmd(which: str, seeds: str, groups: int, singles: int, only: tuple[str,
     try:
         seed_list = [int(s) for s in seeds.split(",") if s.strip()]
     except ValueError:
-        raise click.BadParameter(f"{seeds!r}: whole numbers separated by commas", param_hint="--seeds") from None
+        seed_list = []
+    if not seed_list:
+        raise click.BadParameter(f"{seeds!r}: whole numbers separated by commas", param_hint="--seeds")
+    if which in ("news", "all") and groups + singles == 0:
+        raise click.BadParameter("the news sets need documents: --groups or --singles above 0", param_hint="--groups")
     with written_whole(output) if output is not None else nullcontext() as out:  # unwritable: refused before the run
         # a corpus that cannot be fetched or built (npm, network), or its cache under NEARDUP_HOME: a message
         report = reports_errors(run_eval)(which, seed_list, groups, singles, list(only), Settings.from_env().home)

@@ -41,17 +41,24 @@ def _labels(records: Sequence[Record], verify: VerifyConfig) -> list[int]:
     return labels
 
 
-def _run(rows: Sequence[LabelledRecord], methods: dict[str, Callable[[], list[int]]]) -> list[Result]:
+def _run(
+    rows: Sequence[LabelledRecord], methods: dict[str, Callable[[], list[int]]], only: Sequence[str] | None
+) -> list[Result]:
+    """The results of ``methods`` (of those whose name contains one of ``only``, if given) on ``rows``."""
     truth = [r.group for r in rows]
     out = []
     for name, run in methods.items():
+        if only and not any(o in name for o in only):
+            continue
         start = time.perf_counter()
         labels = run()
         out.append(Result(name, pairwise_scores(truth, labels), time.perf_counter() - start))
     return out
 
 
-def run_record_methods(rows: Sequence[LabelledRecord], fp: Fingerprinter) -> list[Result]:
+def run_record_methods(
+    rows: Sequence[LabelledRecord], fp: Fingerprinter, only: Sequence[str] | None = None
+) -> list[Result]:
     equal = RecordConfig(
         {n: type(s)(s.mode, 1.0, s.title) for n, s in PETITION_FIELDS.fields.items()}, PETITION_FIELDS.mu
     )
@@ -77,10 +84,13 @@ def run_record_methods(rows: Sequence[LabelledRecord], fp: Fingerprinter) -> lis
                 [fp.fingerprint_record(r.fields, everything) for r in rows], verify
             ),
         },
+        only,
     )
 
 
-def run_metadata_methods(docs: Sequence[LabelledRecord], fp: Fingerprinter) -> list[Result]:
+def run_metadata_methods(
+    docs: Sequence[LabelledRecord], fp: Fingerprinter, only: Sequence[str] | None = None
+) -> list[Result]:
     records = [fp.fingerprint_record(d.fields, TAGGED_FIELDS) for d in docs]
     default = TAGGED_FIELDS.verify_config(VerifyConfig())
     methods: dict[str, Callable[[], list[int]]] = {
@@ -90,4 +100,4 @@ def run_metadata_methods(docs: Sequence[LabelledRecord], fp: Fingerprinter) -> l
     for mu, threshold in ((0.9, 0.6), (0.85, 0.55), (0.85, 0.6), (0.7, 0.5)):
         config = VerifyConfig(mu=mu, min_combined=threshold)
         methods[f"  combined μ={mu}, score ≥ {threshold}"] = lambda c=config: _labels(records, c)  # type: ignore[misc]
-    return _run(docs, methods)
+    return _run(docs, methods, only)

@@ -110,7 +110,7 @@ def run_eval(which: str, seeds: list[int], groups: int, singles: int, only: list
         for seed in seeds:
             rows = build_rows(seed)
             print(f"[{name[:8]} seed {seed}] {len(rows)} records", file=sys.stderr)
-            report.results[name][seed] = run(rows, fp)
+            report.results[name][seed] = run(rows, fp, only or None)
             report.sizes[name][seed] = len(rows)
     for name, build in builders.items():
         for seed in seeds:

@@ -119,6 +119,9 @@ def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path
         (("idf", "fit", str(latin), "-o", str(tmp_path / "idf.txt")), "line 1: not UTF-8 (byte 24)"),
         (("idf", "fit", str(good), "-o", str(tmp_path / "no" / "dir" / "idf.txt")), "cannot write"),
         (("eval", "--seeds", "a,b"), "whole numbers separated by commas"),
+        (("eval", "--seeds", ""), "whole numbers separated by commas"),
+        (("eval", "--set", "news", "--groups", "-5"), "-5 is not in the range x>=0"),
+        (("eval", "--set", "news", "--groups", "0", "--singles", "0"), "need documents"),
         (("eval", "--set", "news", "--output", str(tmp_path / "no" / "dir" / "e.json")), "cannot write"),  # not run
         (("cluster", str(good), "-o", str(tmp_path / "o.jsonl"), "--fields", str(not_an_object)), "must be an object"),
     ]
@@ -249,3 +252,10 @@ def test_an_output_that_is_a_link_or_no_regular_file_is_written_through_not_repl
     assert run("cluster", str(src), "-o", str(pipe)).returncode == 0
     got, _ = reader.communicate(timeout=60)
     assert json.loads(got)["id"] == "a" and pipe.is_fifo() and not (tmp_path / "pipe.part").exists()
+
+
+def test_eval_only_runs_the_methods_named_on_every_set() -> None:
+    result = run("eval", "--set", "metadata", "--seeds", "1", "--only", "μ=0.7")
+    assert result.returncode == 0, result.stderr
+    methods = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line.startswith("| ")][1:]
+    assert methods == ["combined μ=0.7, score ≥ 0.5"], result.stdout
