@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import Elasticsearch
+from elasticsearch import BadRequestError, Elasticsearch
 
 from neardup.errors import NeardupError, SearchFailed
 from neardup.ingest.bits import to_signed
@@ -222,15 +222,30 @@ def candidate_search(
 
 
 def _no_verify_script(error: dict[str, Any]) -> bool:
-    """Does a search error say the cluster has no neardup ``verify`` script, or a plugin without the
-    ``neardup_blocks`` query that goes with it?
+    """Does a search error say the cluster lacks what the plugin's check needs: the ``neardup_blocks`` query (a
+    plugin older than it: ``unknown query``), its ``verify`` (a plugin whose query predates the check: the query
+    ``does not take [verify]``), or the ``neardup`` script language and its ``verify`` script? Only those: the
+    plugin's own refusals also name ``[neardup_blocks]`` (a field it cannot match, a bad parameter), and read as a
+    missing plugin they made the lookup fall back to a search that finds nothing, silently.
 
     >>> _no_verify_script({"type": "parsing_exception", "reason": "unknown query [neardup_blocks]"})
     True
+    >>> _no_verify_script({"type": "parsing_exception", "reason": "[neardup_blocks] does not take [verify] as X"})
+    True
+    >>> _no_verify_script({"type": "illegal_argument_exception", "reason": "script_lang not supported [neardup]"})
+    True
+    >>> _no_verify_script({"type": "query_shard_exception", "reason": "failed to create query: [neardup_blocks] field "
+    ...                    "[neardup.b0] must be an indexed keyword field without a normalizer, not [text]"})
+    False
     """
     text = str(error)
-    missing = ("script_lang", "unknown neardup script", "[neardup_blocks]")
-    return "neardup" in text and any(m in text for m in missing)
+    missing = (
+        "unknown query [neardup_blocks]",
+        "[neardup_blocks] does not take [verify]",
+        "script_lang not supported [neardup]",
+        "unknown neardup script [verify]",
+    )
+    return any(m in text for m in missing)
 
 
 def _needs_source(error: dict[str, Any]) -> bool:
@@ -312,7 +327,15 @@ def search_candidates(
             searches.append({"index": index, "allow_partial_search_results": False})
             body = candidate_search(records[k], max_candidates, excluded[k], min_shared, check, doc_values, plugin)
             searches.append(body)
-        resp = client.msearch(searches=searches)
+        try:
+            resp = client.msearch(searches=searches)
+        except BadRequestError as e:
+            # a query Elasticsearch cannot parse (a plugin without neardup_blocks, or without its verify) fails the
+            # whole msearch before any search, not one item: the next way searches these records without the plugin
+            if not (plugin and _no_verify_script({"reason": str(e), "body": e.body})):
+                raise
+            plugin = False
+            continue
         for k, item in zip(todo, resp["responses"], strict=True):
             error = item.get("error")
             if error is None:

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
@@ -15,6 +16,8 @@ import org.elasticsearch.TransportVersions;
 import org.elasticsearch.common.ParsingException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.index.IndexSettings;
+import org.elasticsearch.index.mapper.BinaryFieldMapper;
 import org.elasticsearch.index.mapper.KeywordFieldMapper;
 import org.elasticsearch.index.mapper.MappedFieldType;
 import org.elasticsearch.index.query.AbstractQueryBuilder;
@@ -35,8 +38,11 @@ import io.neardup.search.SketchCheck;
  *
  * It matches and scores as a {@code bool} of one {@code constant_score} {@code term} clause per token with
  * {@code minimum_should_match} = {@code min_shared}, the ranked form of a lookup's candidate query, for less work
- * (see {@link BlockMatchQuery}). A field that is not mapped holds nothing; a mapped field must be an indexed
- * {@code keyword} without a normalizer, since tokens are matched as they are written.
+ * (see {@link BlockMatchQuery}); a token given twice counts twice, as its two clauses would. A field that is not
+ * mapped holds nothing; a mapped field must be an indexed {@code keyword} without a normalizer, since tokens are
+ * matched as they are written. At most {@code index.max_terms_count} tokens in all (65,536 by default), as a
+ * {@code terms} query; a lookup sends 64. {@code verify} needs a {@code binary} sketch field and a {@code keyword}
+ * hex field, both with doc values; its parameters are checked as {@link SketchCheck} says.
  */
 public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatchQueryBuilder> {
     public static final String NAME = "neardup_blocks";
@@ -80,16 +86,14 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
                 throw new IllegalArgumentException("[" + NAME + "] [" + VERIFY + "] does not take [" + name + "]; it takes " + SketchCheck.PARAMS);
             }
         }
-        try {
-            return SketchCheck.fromParams(verify);
-        } catch (ClassCastException e) {
-            throw new IllegalArgumentException("[" + NAME + "] [" + VERIFY + "] [sketch] must be a list of numbers", e);
-        }
+        return SketchCheck.fromParams(verify);
     }
 
     public BlockMatchQueryBuilder(StreamInput in) throws IOException {
         super(in);
-        this.tokens = in.readMap(StreamInput::readStringCollectionAsList);
+        // in the order written, as the JSON gave it (readMap would give a HashMap's order); the Lucene query sorts
+        // its fields anyway, so the same query from the wire and from JSON shares a query-cache entry
+        this.tokens = in.readOrderedMap(StreamInput::readString, StreamInput::readStringCollectionAsList);
         this.minShared = in.readVInt();
         this.check = in.readBoolean() ? checkOf(in.readGenericMap()) : null;
     }
@@ -136,7 +140,7 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
             } else if (token == XContentParser.Token.START_OBJECT && VERIFY.equals(current)) {
                 verify = parser.map();
             } else if (token.isValue() && MIN_SHARED.equals(current)) {
-                minShared = parser.intValue();
+                minShared = minShared(parser);
             } else if (token.isValue() && BOOST_FIELD.match(current, parser.getDeprecationHandler())) {
                 boost = parser.floatValue();
             } else if (token.isValue() && NAME_FIELD.match(current, parser.getDeprecationHandler())) {
@@ -150,6 +154,40 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code min_shared}: a whole number, given as a number or a string of one, as Elasticsearch takes its numbers.
+     * Not {@code parser.intValue()}, which cuts 1.7 to 1 (a query counting fewer tokens than asked, silently) and
+     * answers "abc" with a bare number_format_exception.
+     */
+    private static int minShared(XContentParser parser) throws IOException {
+        Object value;
+        if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER) {
+            value = parser.numberValue();
+        } else if (parser.currentToken() == XContentParser.Token.VALUE_STRING) {
+            String text = parser.text();
+            try {
+                value = Long.parseLong(text.strip());
+            } catch (NumberFormatException e) {
+                throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + MIN_SHARED + "] must be a whole "
+                    + "number, not [" + text + "]");
+            }
+        } else {
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + MIN_SHARED + "] must be a whole "
+                + "number, not " + parser.currentToken());
+        }
+        long whole;
+        try {
+            whole = SketchCheck.wholeNumber(value, "[" + NAME + "] [" + MIN_SHARED + "]", Long.MIN_VALUE, Long.MAX_VALUE);
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), e.getMessage());
+        }
+        if (whole > Integer.MAX_VALUE) {
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + MIN_SHARED + "] must be at most "
+                + Integer.MAX_VALUE + ", not " + whole);
+        }
+        return (int) Math.max(whole, Integer.MIN_VALUE); // below 1: refused by the constructor, saying so
     }
 
     private static Map<String, List<String>> parseTokens(XContentParser parser) throws IOException {
@@ -174,6 +212,16 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
 
     @Override
     protected Query doToQuery(SearchExecutionContext context) {
+        // the bound a terms query has, for the same reason: each token is sought in every segment and its postings
+        // are gathered (BlockMatchQuery.match), so the number of tokens is the work and memory a request may ask of
+        // every shard; a lookup sends 64 (16 seeds x 4 blocks). Counted as given, repeats too, as terms counts them.
+        long given = tokens.values().stream().mapToLong(List::size).sum();
+        int allowed = context.getIndexSettings().getMaxTermsCount();
+        if (given > allowed) {
+            throw new IllegalArgumentException("[" + NAME + "] was given [" + given + "] tokens, more than the [" + allowed
+                + "] this index allows; the limit is the index setting [" + IndexSettings.MAX_TERMS_COUNT_SETTING.getKey()
+                + "], as for a terms query");
+        }
         List<String> fields = new ArrayList<>();
         List<List<BytesRef>> terms = new ArrayList<>();
         for (Map.Entry<String, List<String>> entry : tokens.entrySet()) {
@@ -199,19 +247,40 @@ public final class BlockMatchQueryBuilder extends AbstractQueryBuilder<BlockMatc
             return new MatchNoDocsQuery("[" + NAME + "] none of its fields is mapped");
         }
         if (check != null) {
-            for (String field : List.of(check.sketchField(), check.hexField())) {
-                MappedFieldType type = context.getFieldType(field);
-                if (type == null) {
-                    throw new IllegalArgumentException("[" + NAME + "] verify reads [" + field + "], which this index does not map");
-                }
-                if (type.hasDocValues() == false) {
-                    // read as none, every candidate would fail the check: the lookup would find nothing, silently
-                    throw new IllegalArgumentException("[" + NAME + "] verify reads the doc values of [" + field
-                        + "], which this index does not keep (mapped with doc_values false); search without verify");
-                }
-            }
+            refuseUnreadable(check, context::getFieldType, "[" + NAME + "] ");
         }
         return new BlockMatchQuery(fields, terms, minShared, check);
+    }
+
+    /**
+     * Refuses, naming the parameter, the field and the type it needs, a check whose fields the index cannot give it:
+     * not mapped, not the type it reads (the sketch field's binary doc values, the hex field's keyword doc values),
+     * or without doc values. Read as they are, such a field failed every shard holding a candidate with an
+     * illegal_state_exception (a 500, or a 200 with failed shards), or matched nothing. The query and the
+     * {@code verify} script both call this when they are built, so the refusal is a 400 on every shard alike.
+     *
+     * @param prefix what the messages start with (the query's name, or nothing for the script)
+     */
+    static void refuseUnreadable(SketchCheck check, Function<String, MappedFieldType> types, String prefix) {
+        for (String param : List.of("sketch_field", "hex_field")) {
+            boolean sketch = param.equals("sketch_field");
+            String field = sketch ? check.sketchField() : check.hexField();
+            MappedFieldType type = types.apply(field);
+            if (type == null) {
+                throw new IllegalArgumentException(prefix + "verify reads [" + field + "], which this index does not map");
+            }
+            boolean readable = sketch ? type instanceof BinaryFieldMapper.BinaryFieldType : type instanceof KeywordFieldMapper.KeywordFieldType;
+            if (readable == false) {
+                throw new IllegalArgumentException(prefix + "verify param [" + param + "] names [" + field + "], a ["
+                    + type.typeName() + "] field; it must be a [" + (sketch ? "binary" : "keyword") + "] field, "
+                    + (sketch ? "the sketches as neardup.minhash holds them" : "the fingerprints in hex as neardup.hex holds them"));
+            }
+            if (type.hasDocValues() == false) {
+                // read as none, every candidate would fail the check: the lookup would find nothing, silently
+                throw new IllegalArgumentException(prefix + "verify reads the doc values of [" + field
+                    + "], which this index does not keep (mapped with doc_values false); search without verify");
+            }
+        }
     }
 
     @Override

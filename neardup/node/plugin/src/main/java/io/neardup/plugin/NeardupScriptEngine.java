@@ -76,7 +76,14 @@ final class NeardupScriptEngine implements ScriptEngine {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("hamming: param [fingerprints]: " + e.getMessage(), e);
             }
-            int maxDistance = param(params, "max_distance", Number.class, 3).intValue();
+            Number distance = param(params, "max_distance", Number.class, 3);
+            int maxDistance;
+            try {
+                // 0 to 64, the bits of a fingerprint: 64 keeps every document; -1 none, and 65 was taken as 64
+                maxDistance = (int) SketchCheck.wholeNumber(distance, "hamming: param [max_distance]", 0, 64);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage() + " (bits of a 64-bit fingerprint)", e);
+            }
             if (field == null || queries.length == 0) {
                 throw new IllegalArgumentException("hamming needs params [field] and a non-empty [fingerprints]");
             }
@@ -105,6 +112,12 @@ final class NeardupScriptEngine implements ScriptEngine {
     static FilterScript.Factory verifyFactory() {
         return (params, lookup) -> {
             SketchCheck check = SketchCheck.fromParams(params);
+            // refused here, when the script is built on each shard, as the neardup_blocks query refuses them: read
+            // as they are, a field of another type failed the shards holding a candidate (a 500, or a 200 with
+            // failed shards) and an unmapped one matched nothing
+            if (lookup != null) {
+                BlockMatchQueryBuilder.refuseUnreadable(check, lookup::fieldType, "");
+            }
             return docReader -> {
                 // read from the segment's doc values directly: through the script's generic document lookup a
                 // candidate cost several microseconds before any of this check ran, and a lookup in a large index

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.lucene.index.LeafReader;
@@ -18,6 +19,7 @@ import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchesUtils;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
@@ -25,12 +27,17 @@ import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.BytesRefIterator;
 
 /**
  * The block match of a near-duplicate lookup: the documents holding at least {@code minShared} of the given terms,
  * summed over several fields, each scoring the number of terms it holds (times the boost). It matches exactly what a
  * {@code BooleanQuery} of one constant-score {@code TermQuery} per term with {@code minimumNumberShouldMatch} does, and
- * scores the same.
+ * scores the same, a term given twice included: it counts twice, as its two clauses would (see the constructor).
+ *
+ * <p>Highlighting: {@link Weight#matches} reports the terms of the query a matching document holds, field by field,
+ * where the segment keeps positions (the highlighter's in-memory index of a document does; an index's keyword fields,
+ * indexed with documents only, do not, and there it reports a match without terms, as a {@code TermQuery} does).
  *
  * <p>Why a query of its own: a lookup seeks its 64 block tokens in every segment's term dictionary and most of them
  * are absent (a 16-bit block value is present in a segment of n documents with probability about n / 65,536). Through
@@ -49,9 +56,12 @@ import org.apache.lucene.util.BytesRef;
  * the matches are found (in document order), so the rest of the query only sees verified documents.
  */
 public final class BlockMatchQuery extends Query {
+    /** the fields, distinct and in ascending order: the same query built from any order of them is equal */
     private final String[] fields;
     /** per field, its distinct terms in ascending order */
     private final BytesRef[][] terms;
+    /** per field, how many times each of its terms was given; null where each was given once (a lookup's always) */
+    private final int[][] repeats;
     private final int minShared;
     /** the second check a match must pass as well, or null */
     private final SketchCheck check;
@@ -76,7 +86,16 @@ public final class BlockMatchQuery extends Query {
         this(fields, termsPerField, minShared, check, TermPresence.SHARED);
     }
 
-    /** @param presence the segments' term filters to consult ({@link TermPresence#SHARED} on a node), or null for none */
+    /**
+     * A term given more than once (in one field's list, or in two lists of the same field, as a field and its alias
+     * resolve) counts once per time given, as each of its term clauses would in the boolean query this stands for:
+     * {@code ["a", "a"]} with {@code minShared} 2 matches a document holding {@code a}, scoring 2. Chosen over
+     * collapsing repeats (a {@code terms} query's set) because this query promises the boolean's matches and scores,
+     * and {@code min_shared} counts the tokens given, so a user comparing the two finds them equal; and over refusing
+     * repeats because the boolean takes them. A lookup's tokens carry their seed, so it never repeats one.
+     *
+     * @param presence the segments' term filters to consult ({@link TermPresence#SHARED} on a node), or null for none
+     */
     public BlockMatchQuery(List<String> fields, List<List<BytesRef>> termsPerField, int minShared, SketchCheck check,
             TermPresence presence) {
         if (fields.size() != termsPerField.size()) {
@@ -85,12 +104,22 @@ public final class BlockMatchQuery extends Query {
         if (minShared < 1) {
             throw new IllegalArgumentException("minShared must be at least 1, not " + minShared);
         }
-        this.fields = fields.toArray(new String[0]);
-        this.terms = new BytesRef[fields.size()][];
-        for (int f = 0; f < this.fields.length; f++) {
-            this.terms[f] = distinctAscending(termsPerField.get(f));
+        // fields in a canonical order, each once: a query read from the wire (whose map of fields may come in another
+        // order) and the same query built locally are equal, and share a query-cache entry
+        TreeMap<String, List<BytesRef>> byField = new TreeMap<>();
+        for (int f = 0; f < fields.size(); f++) {
+            byField.computeIfAbsent(fields.get(f), k -> new ArrayList<>()).addAll(termsPerField.get(f));
         }
-        this.keys = new long[fields.size()][];
+        this.fields = byField.keySet().toArray(new String[0]);
+        this.terms = new BytesRef[this.fields.length][];
+        this.repeats = new int[this.fields.length][];
+        for (int f = 0; f < this.fields.length; f++) {
+            BytesRef[] sorted = byField.get(this.fields[f]).toArray(new BytesRef[0]);
+            Arrays.sort(sorted);
+            this.terms[f] = distinct(sorted);
+            this.repeats[f] = this.terms[f].length == sorted.length ? null : repeats(sorted, this.terms[f].length);
+        }
+        this.keys = new long[this.fields.length][];
         for (int f = 0; presence != null && f < this.fields.length; f++) {
             this.keys[f] = Arrays.stream(this.terms[f]).mapToLong(TermPresence::key).toArray();
         }
@@ -99,37 +128,49 @@ public final class BlockMatchQuery extends Query {
         this.presence = presence;
     }
 
-    /** {@code terms} without repeats, in ascending order. */
-    static BytesRef[] distinctAscending(List<BytesRef> terms) {
-        BytesRef[] sorted = terms.toArray(new BytesRef[0]);
-        Arrays.sort(sorted);
+    /** The distinct terms of ascending {@code sorted}. */
+    private static BytesRef[] distinct(BytesRef[] sorted) {
+        BytesRef[] out = new BytesRef[sorted.length];
         int size = 0;
         for (BytesRef term : sorted) {
-            if (size == 0 || sorted[size - 1].bytesEquals(term) == false) {
-                sorted[size++] = term;
+            if (size == 0 || out[size - 1].bytesEquals(term) == false) {
+                out[size++] = term;
             }
         }
-        return size == sorted.length ? sorted : Arrays.copyOf(sorted, size);
+        return size == out.length ? out : Arrays.copyOf(out, size);
+    }
+
+    /** How many times each of the {@code distinct} terms of ascending {@code sorted} occurs in it. */
+    private static int[] repeats(BytesRef[] sorted, int distinct) {
+        int[] times = new int[distinct];
+        int at = -1;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i - 1].bytesEquals(sorted[i]) == false) {
+                at++;
+            }
+            times[at]++;
+        }
+        return times;
     }
 
     @Override
     public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) {
         return new Weight(this) {
             /** each segment's matches, found once however often a scorer is asked for (a search may ask twice) */
-            private final Map<Object, Optional<Matches>> found = new ConcurrentHashMap<>();
+            private final Map<Object, Optional<Matches>> bySegment = new ConcurrentHashMap<>();
 
-            private Matches matches(LeafReaderContext context) throws IOException {
-                Optional<Matches> known = found.get(context.id());
+            private Matches found(LeafReaderContext context) throws IOException {
+                Optional<Matches> known = bySegment.get(context.id());
                 if (known == null) {
                     known = Optional.ofNullable(match(context.reader()));
-                    found.put(context.id(), known);
+                    bySegment.put(context.id(), known);
                 }
                 return known.orElse(null);
             }
 
             @Override
             public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
-                Matches matches = matches(context);
+                Matches matches = found(context);
                 if (matches == null) {
                     return null; // nothing here: the segment is skipped
                 }
@@ -155,12 +196,39 @@ public final class BlockMatchQuery extends Query {
 
             @Override
             public Explanation explain(LeafReaderContext context, int doc) throws IOException {
-                Matches matches = matches(context);
+                Matches matches = found(context);
                 int at = matches == null ? -1 : Arrays.binarySearch(matches.docs, 0, matches.size, doc);
                 if (at < 0) {
                     return Explanation.noMatch("holds fewer than " + minShared + " of the block terms" + (check == null ? "" : ", or fails the check"));
                 }
                 return Explanation.match(boost * matches.counts[at], "holds " + matches.counts[at] + " of the block terms");
+            }
+
+            /**
+             * The terms of the query document {@code doc} holds, per field, for highlighting (what a disjunction of
+             * term queries reports); a match without terms where the segment keeps no positions to report.
+             */
+            @Override
+            public org.apache.lucene.search.Matches matches(LeafReaderContext context, int doc) throws IOException {
+                Matches matches = found(context);
+                if (matches == null || Arrays.binarySearch(matches.docs, 0, matches.size, doc) < 0) {
+                    return null;
+                }
+                List<org.apache.lucene.search.Matches> perField = new ArrayList<>();
+                for (int f = 0; f < fields.length; f++) {
+                    Terms indexed = context.reader().terms(fields[f]);
+                    if (indexed == null || indexed.hasPositions() == false) {
+                        continue;
+                    }
+                    String field = fields[f];
+                    BytesRef[] sought = terms[f];
+                    org.apache.lucene.search.Matches held = MatchesUtils.forField(field,
+                        () -> MatchesUtils.disjunction(context, doc, BlockMatchQuery.this, field, iterator(sought)));
+                    if (held != null) { // null: the document holds none of this field's terms
+                        perField.add(held);
+                    }
+                }
+                return perField.isEmpty() ? MatchesUtils.MATCH_WITH_NO_TERMS : MatchesUtils.fromSubMatches(perField);
             }
 
             @Override
@@ -170,10 +238,20 @@ public final class BlockMatchQuery extends Query {
         };
     }
 
+    private static BytesRefIterator iterator(BytesRef[] terms) {
+        return new BytesRefIterator() {
+            private int at;
+
+            @Override
+            public BytesRef next() {
+                return at < terms.length ? terms[at++] : null;
+            }
+        };
+    }
+
     /** The matching documents of one segment, ascending, with the number of terms each holds; null when none. */
     Matches match(LeafReader reader) throws IOException {
-        int[] docs = new int[64];
-        int n = 0;
+        Gathered gathered = new Gathered(reader.maxDoc());
         PostingsEnum postings = null;
         for (int f = 0; f < fields.length; f++) {
             Terms indexed = reader.terms(fields[f]);
@@ -200,20 +278,68 @@ public final class BlockMatchQuery extends Query {
                     continue;
                 }
                 hits++;
+                int times = repeats[f] == null ? 1 : repeats[f][t];
                 postings = termsEnum.postings(postings, PostingsEnum.NONE);
                 for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
-                    if (n == docs.length) {
-                        docs = Arrays.copyOf(docs, n * 2);
-                    }
-                    docs[n++] = doc;
+                    gathered.add(doc, times);
                 }
             }
             if (known != null && filter == null) {
                 known.counted(seeks, hits, indexed);
             }
         }
-        Matches matches = n == 0 ? null : count(docs, n, reader.maxDoc(), minShared);
+        Matches matches = gathered.count(minShared);
         return matches == null || check == null ? matches : checked(matches, check.open(reader));
+    }
+
+    /**
+     * The postings of a segment's sought terms: their documents while there are fewer than the segment has documents,
+     * then a count per document. Memory: this, {@link #count} and its {@link Matches} take at most about four ints
+     * per document of the segment (16 bytes: 16 MB for a segment of a million), however many terms are sought or
+     * postings found. It is not counted by Elasticsearch's circuit breakers, like the other per-segment arrays of a
+     * query's execution; the number of terms, which is the work of the seeks, is bounded by
+     * {@code index.max_terms_count} (the query builder refuses more), and a lookup seeks 64.
+     */
+    static final class Gathered {
+        private final int maxDoc;
+        private int[] docs = new int[64];
+        private int n;
+        /** per document, the terms it holds; made once the documents would outnumber the segment's */
+        private int[] held;
+
+        Gathered(int maxDoc) {
+            this.maxDoc = maxDoc;
+        }
+
+        void add(int doc, int times) {
+            if (held != null) {
+                held[doc] += times;
+                return;
+            }
+            if (n + times > docs.length) {
+                if (n + times > maxDoc) {
+                    // as many postings as documents: one count per document is no larger than the list, and stays so
+                    held = new int[maxDoc];
+                    for (int i = 0; i < n; i++) {
+                        held[docs[i]]++;
+                    }
+                    docs = null;
+                    held[doc] += times;
+                    return;
+                }
+                docs = Arrays.copyOf(docs, Math.min(maxDoc, Math.max(n + times, 2 * docs.length)));
+            }
+            for (int r = 0; r < times; r++) {
+                docs[n++] = doc;
+            }
+        }
+
+        Matches count(int minShared) {
+            if (held != null) {
+                return countHeld(held, maxDoc, minShared);
+            }
+            return n == 0 ? null : BlockMatchQuery.count(docs, n, maxDoc, minShared);
+        }
     }
 
     /** The matches that pass {@code check}, in the same order; null when none does. */
@@ -233,39 +359,57 @@ public final class BlockMatchQuery extends Query {
 
     /** Distinct documents of {@code docs[0..n)} held at least {@code minShared} times, ascending, with their counts. */
     static Matches count(int[] docs, int n, int maxDoc, int minShared) {
-        int[] out = new int[Math.min(n, maxDoc)];
-        int[] counts = new int[out.length];
-        int size = 0;
-        int most = 0;
         if (n > maxDoc >>> 3) {
             // many postings for the segment's size (a crowded block value): count by document instead of sorting
             int[] held = new int[maxDoc];
             for (int i = 0; i < n; i++) {
                 held[docs[i]]++;
             }
-            for (int doc = 0; doc < maxDoc; doc++) {
-                if (held[doc] >= minShared) {
-                    out[size] = doc;
-                    counts[size++] = held[doc];
-                    most = Math.max(most, held[doc]);
-                }
+            return countHeld(held, maxDoc, minShared);
+        }
+        int[] out = new int[Math.min(n, maxDoc)];
+        int[] counts = new int[out.length];
+        int size = 0;
+        int most = 0;
+        Arrays.sort(docs, 0, n);
+        for (int i = 0; i < n;) {
+            int j = i + 1;
+            while (j < n && docs[j] == docs[i]) {
+                j++;
             }
-        } else {
-            Arrays.sort(docs, 0, n);
-            for (int i = 0; i < n;) {
-                int j = i + 1;
-                while (j < n && docs[j] == docs[i]) {
-                    j++;
-                }
-                if (j - i >= minShared) {
-                    out[size] = docs[i];
-                    counts[size++] = j - i;
-                    most = Math.max(most, j - i);
-                }
-                i = j;
+            if (j - i >= minShared) {
+                out[size] = docs[i];
+                counts[size++] = j - i;
+                most = Math.max(most, j - i);
             }
+            i = j;
         }
         return size == 0 ? null : new Matches(out, counts, size, most);
+    }
+
+    /** The documents {@code held} at least {@code minShared} times (its entries: each document's count), ascending. */
+    static Matches countHeld(int[] held, int maxDoc, int minShared) {
+        int size = 0;
+        for (int doc = 0; doc < maxDoc; doc++) {
+            if (held[doc] >= minShared) {
+                size++;
+            }
+        }
+        if (size == 0) {
+            return null;
+        }
+        int[] out = new int[size];
+        int[] counts = new int[size];
+        int most = 0;
+        size = 0;
+        for (int doc = 0; doc < maxDoc; doc++) {
+            if (held[doc] >= minShared) {
+                out[size] = doc;
+                counts[size++] = held[doc];
+                most = Math.max(most, held[doc]);
+            }
+        }
+        return new Matches(out, counts, size, most);
     }
 
     /** Documents ascending and the number of terms each holds; the first {@code size} entries are used. */
@@ -350,8 +494,12 @@ public final class BlockMatchQuery extends Query {
         StringBuilder out = new StringBuilder("BlockMatch(min_shared=").append(minShared);
         for (int f = 0; f < fields.length; f++) {
             out.append(' ').append(fields[f]).append(":(");
+            String separator = "";
             for (int t = 0; t < terms[f].length; t++) {
-                out.append(t == 0 ? "" : " ").append(terms[f][t].utf8ToString());
+                for (int r = repeats[f] == null ? 1 : repeats[f][t]; r > 0; r--) {
+                    out.append(separator).append(terms[f][t].utf8ToString());
+                    separator = " ";
+                }
             }
             out.append(')');
         }
@@ -371,11 +519,12 @@ public final class BlockMatchQuery extends Query {
         return minShared == that.minShared
             && Arrays.equals(fields, that.fields)
             && Arrays.deepEquals(terms, that.terms)
+            && Arrays.deepEquals(repeats, that.repeats)
             && Objects.equals(check, that.check);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), minShared, Arrays.hashCode(fields), Arrays.deepHashCode(terms), check);
+        return Objects.hash(classHash(), minShared, Arrays.hashCode(fields), Arrays.deepHashCode(terms), Arrays.deepHashCode(repeats), check);
     }
 }

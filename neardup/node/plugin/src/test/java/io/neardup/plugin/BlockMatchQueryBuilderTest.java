@@ -1,11 +1,13 @@
 package io.neardup.plugin;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,10 +15,16 @@ import java.util.Map;
 import org.elasticsearch.common.ParsingException;
 import org.elasticsearch.common.Strings;
 import org.elasticsearch.common.io.stream.BytesStreamOutput;
+import org.elasticsearch.index.mapper.BinaryFieldMapper;
+import org.elasticsearch.index.mapper.KeywordFieldMapper;
+import org.elasticsearch.index.mapper.MappedFieldType;
+import org.elasticsearch.index.mapper.NumberFieldMapper;
 import org.elasticsearch.xcontent.XContentParser;
 import org.elasticsearch.xcontent.XContentParserConfiguration;
 import org.elasticsearch.xcontent.json.JsonXContent;
 import org.junit.jupiter.api.Test;
+
+import io.neardup.search.SketchCheck;
 
 /** {@link BlockMatchQueryBuilder}'s JSON and wire forms and its refusals; what it matches is tested on a real node. */
 class BlockMatchQueryBuilderTest {
@@ -98,5 +106,94 @@ class BlockMatchQueryBuilderTest {
         ParsingException unknown = assertThrows(ParsingException.class,
             () -> parse("{\"neardup_blocks\":{\"tokens\":{\"b0\":[\"a\"]},\"fuzzy\":true}}"));
         assertTrue(unknown.getMessage().contains("does not take [fuzzy]"), unknown.getMessage());
+    }
+
+    /** {@code min_shared} is a whole number, given as a number or a string of one: never cut, never a bare number error. */
+    @Test
+    void minSharedIsAWholeNumberOrRefusedNamingIt() throws IOException {
+        String tokens = "{\"neardup_blocks\":{\"tokens\":{\"b0\":[\"a\",\"b\"]},\"min_shared\":";
+        for (String bad : List.of("1.7", "\"abc\"", "\"1.5\"", "true", "3000000000")) {
+            ParsingException e = assertThrows(ParsingException.class, () -> parse(tokens + bad + "}}"));
+            assertTrue(e.getMessage().contains("[min_shared]"), bad + ": " + e.getMessage());
+        }
+        ParsingException negative = assertThrows(ParsingException.class, () -> parse(tokens + "-2}}"));
+        assertTrue(negative.getMessage().contains("[min_shared] must be at least 1"), negative.getMessage());
+        Map<String, List<String>> ab = Map.of("b0", List.of("a", "b"));
+        for (String good : List.of("2", "2.0", "\"2\"")) {
+            assertEquals(new BlockMatchQueryBuilder(ab, 2), parse(tokens + good + "}}"), good);
+        }
+    }
+
+    /** The check's parameters are refused when the query is parsed, each naming the parameter (400, not 0 hits). */
+    @Test
+    void aBadCheckIsRefusedNamingTheParameter() {
+        String head = "{\"neardup_blocks\":{\"tokens\":{\"b0\":[\"a\"]},\"verify\":{\"sketch_field\":\"m\",\"hex_field\":\"h\",";
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("\"fingerprint\":5}}}", "verify needs params");
+        cases.put("\"sketch\":\"abc\",\"fingerprint\":5}}}", "[sketch] must be a list");
+        cases.put("\"sketch\":[3,1],\"fingerprint\":5}}}", "[sketch] must be distinct values in ascending order");
+        cases.put("\"sketch\":[-1],\"fingerprint\":5}}}", "[sketch] item 0");
+        cases.put("\"sketch\":[4294967296],\"fingerprint\":5}}}", "[sketch] item 0");
+        cases.put("\"sketch\":[1],\"fingerprint\":15000000000000000000.0}}}", "[fingerprint]");
+        cases.put("\"sketch\":[1],\"fingerprint\":1180591620717411303424}}}", "[fingerprint]");
+        cases.put("\"sketch\":[1],\"fingerprint\":\"ff\"}}}", "[fingerprint]");
+        cases.put("\"sketch\":[1],\"fingerprint\":5,\"sketch_size\":0}}}", "[sketch_size]");
+        cases.put("\"sketch\":[1],\"fingerprint\":5,\"sketch_size\":1000000000000}}}", "[sketch_size]");
+        cases.put("\"sketch\":[1],\"fingerprint\":5,\"max_distance\":65}}}", "[max_distance]");
+        cases.put("\"sketch\":[1],\"fingerprint\":5,\"max_distance\":-1}}}", "[max_distance]");
+        cases.put("\"sketch\":[1],\"fingerprint\":5,\"min_jaccard\":1.5}}}", "[min_jaccard]");
+        cases.put("\"sketch\":[1],\"fingerprint\":5,\"near_jaccard\":-0.5}}}", "[near_jaccard]");
+        cases.forEach((tail, expected) -> {
+            ParsingException e = assertThrows(ParsingException.class, () -> parse(head + tail));
+            assertTrue(e.getMessage().contains(expected), tail + ": " + e.getMessage());
+        });
+        // the largest unsigned fingerprint is the same 64 bits as -1, which the lookup sends
+        assertDoesNotThrow(() -> parse(head + "\"sketch\":[],\"fingerprint\":18446744073709551615}}}"));
+    }
+
+    /** From the wire, the fields come in the order they were given (a HashMap's order before), as their JSON shows. */
+    @Test
+    void theWireKeepsTheOrderOfTheFields() throws IOException {
+        Map<String, List<String>> tokens = new LinkedHashMap<>();
+        for (String field : List.of("title", "neardup.b3", "body", "a", "neardup.b0", "zeta", "m", "neardup.b2", "x1")) {
+            tokens.put(field, List.of("0:1a2b"));
+        }
+        BlockMatchQueryBuilder query = new BlockMatchQueryBuilder(tokens, 1);
+        try (BytesStreamOutput out = new BytesStreamOutput()) {
+            query.writeTo(out);
+            assertEquals(Strings.toString(query), Strings.toString(new BlockMatchQueryBuilder(out.bytes().streamInput())));
+        }
+    }
+
+    private static MappedFieldType keyword(String name, boolean docValues) {
+        return new KeywordFieldMapper.KeywordFieldType(name, true, docValues, Map.of());
+    }
+
+    /** The check's fields must be what it reads: refused naming the parameter, the field and the type it needs. */
+    @Test
+    void theChecksFieldsMustBeOfTheTypesItReads() {
+        Map<String, MappedFieldType> mapped = new HashMap<>();
+        mapped.put("neardup.minhash", new BinaryFieldMapper.BinaryFieldType("neardup.minhash"));
+        mapped.put("neardup.hex", keyword("neardup.hex", true));
+        mapped.put("neardup.fingerprint", new NumberFieldMapper.NumberFieldType("neardup.fingerprint", NumberFieldMapper.NumberType.LONG));
+        mapped.put("neardup.cold", keyword("neardup.cold", false));
+        assertTrue(mapped.get("neardup.minhash").hasDocValues(), "a binary field made so keeps doc values");
+        BlockMatchQueryBuilder.refuseUnreadable(check("neardup.minhash", "neardup.hex"), mapped::get, "");
+        Map<List<String>, String> cases = new LinkedHashMap<>();
+        cases.put(List.of("neardup.hex", "neardup.hex"),
+            "verify param [sketch_field] names [neardup.hex], a [keyword] field; it must be a [binary] field");
+        cases.put(List.of("neardup.minhash", "neardup.fingerprint"),
+            "verify param [hex_field] names [neardup.fingerprint], a [long] field; it must be a [keyword] field");
+        cases.put(List.of("neardup.minhash", "neardup.cold"), "verify reads the doc values of [neardup.cold]");
+        cases.put(List.of("nowhere", "neardup.hex"), "verify reads [nowhere], which this index does not map");
+        cases.forEach((fields, expected) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BlockMatchQueryBuilder.refuseUnreadable(check(fields.get(0), fields.get(1)), mapped::get, "[neardup_blocks] "));
+            assertEquals("[neardup_blocks] " + expected, e.getMessage().substring(0, ("[neardup_blocks] " + expected).length()));
+        });
+    }
+
+    private static SketchCheck check(String sketchField, String hexField) {
+        return new SketchCheck(sketchField, hexField, new long[] { 1 }, 5, 3, 0.35, 0.2, 128);
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import org.apache.lucene.analysis.core.KeywordAnalyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
@@ -19,13 +20,17 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NoMergePolicy;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.memory.MemoryIndex;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchesIterator;
+import org.apache.lucene.search.MatchesUtils;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
@@ -222,16 +227,149 @@ class BlockMatchQueryTest {
             shuffled.add(copy);
         }
         assertEquals(blocks(tokens, 1), blocks(shuffled, 1));
-        List<List<String>> repeated = new ArrayList<>();
-        for (List<String> field : tokens) {
-            List<String> twice = new ArrayList<>(field);
-            twice.addAll(field);
-            repeated.add(twice);
-        }
-        assertEquals(blocks(tokens, 1), blocks(repeated, 1));
         assertEquals(blocks(tokens, 1).hashCode(), blocks(shuffled, 1).hashCode());
         assertNotEquals(blocks(tokens, 1), blocks(tokens, 2));
         assertThrows(IllegalArgumentException.class, () -> blocks(tokens, 0));
         assertThrows(IllegalArgumentException.class, () -> new BlockMatchQuery(FIELDS, List.of(), 1));
+    }
+
+    /**
+     * The fields in another order (as a query read from the wire gives them, from a map of no set order) make the
+     * same query, with the same hash: the query cache keys on them.
+     */
+    @Test
+    void theOrderOfTheFieldsDoesNotMatter() {
+        List<List<String>> tokens = draw(new Random(2), 50);
+        List<String> fields = new ArrayList<>(FIELDS);
+        List<List<String>> byField = new ArrayList<>(tokens);
+        java.util.Collections.reverse(fields);
+        java.util.Collections.reverse(byField);
+        BlockMatchQuery reversed = new BlockMatchQuery(fields, terms(byField), 2);
+        assertEquals(blocks(tokens, 2), reversed);
+        assertEquals(blocks(tokens, 2).hashCode(), reversed.hashCode());
+        assertEquals(blocks(tokens, 2).toString(), reversed.toString());
+    }
+
+    /**
+     * A token given twice counts twice, as its two term clauses do in the boolean query: the same documents and
+     * scores, whether repeated in one field's list or given in two lists of the same field (a field and its alias).
+     */
+    @Test
+    void repeatedTokensCountAsTheirTermClausesDo() throws IOException {
+        Random random = new Random(7);
+        try (Directory dir = index(random, 600, 12); DirectoryReader reader = DirectoryReader.open(dir)) {
+            IndexSearcher searcher = new IndexSearcher(reader);
+            int matched = 0;
+            for (int q = 0; q < 30; q++) {
+                List<List<String>> tokens = draw(random, 12);
+                List<List<String>> repeated = new ArrayList<>();
+                for (List<String> field : tokens) {
+                    List<String> more = new ArrayList<>(field);
+                    more.addAll(field.subList(0, 1 + q % 5)); // some tokens twice
+                    repeated.add(more);
+                }
+                int minShared = 2 + q % 3;
+                TopDocs expected = searcher.search(reference(repeated, minShared), reader.maxDoc());
+                TopDocs actual = searcher.search(blocks(repeated, minShared), reader.maxDoc());
+                assertEquals(expected.scoreDocs.length, actual.scoreDocs.length);
+                for (int i = 0; i < expected.scoreDocs.length; i++) {
+                    assertEquals(expected.scoreDocs[i].doc, actual.scoreDocs[i].doc);
+                    assertEquals(expected.scoreDocs[i].score, actual.scoreDocs[i].score);
+                }
+                matched += expected.scoreDocs.length;
+                // the same tokens in two lists of one field
+                List<String> fields = new ArrayList<>(FIELDS);
+                List<List<String>> split = new ArrayList<>(tokens);
+                for (int f = 0; f < FIELDS.size(); f++) {
+                    fields.add(FIELDS.get(f));
+                    split.add(repeated.get(f).subList(tokens.get(f).size(), repeated.get(f).size()));
+                }
+                assertEquals(blocks(repeated, minShared), new BlockMatchQuery(fields, terms(split), minShared));
+            }
+            assertTrue(matched > 100, "the queries matched " + matched + " documents in all");
+        }
+        List<List<String>> once = List.of(List.of("0:a"), List.of(), List.of(), List.of());
+        List<List<String>> twice = List.of(List.of("0:a", "0:a"), List.of(), List.of(), List.of());
+        assertNotEquals(blocks(once, 1), blocks(twice, 1));
+    }
+
+    /** Gathered as documents or as a count per document (past the segment's size), the matches are the same. */
+    @Test
+    void gatheringPastTheSegmentsSizeCountsTheSame() {
+        Random random = new Random(9);
+        for (int round = 0; round < 200; round++) {
+            int maxDoc = 1 + random.nextInt(300);
+            int postings = random.nextInt(3 * maxDoc);
+            int[] docs = new int[postings];
+            BlockMatchQuery.Gathered gathered = new BlockMatchQuery.Gathered(maxDoc);
+            int n = 0;
+            for (int i = 0; i < postings; i++) {
+                int doc = random.nextInt(maxDoc);
+                int times = random.nextInt(10) == 0 ? 2 : 1;
+                gathered.add(doc, times);
+                for (int r = 0; r < times; r++) {
+                    if (n == docs.length) {
+                        docs = java.util.Arrays.copyOf(docs, 2 * n + 1);
+                    }
+                    docs[n++] = doc;
+                }
+            }
+            for (int minShared = 1; minShared <= 3; minShared++) {
+                BlockMatchQuery.Matches want = n == 0 ? null : BlockMatchQuery.count(docs.clone(), n, maxDoc, minShared);
+                BlockMatchQuery.Matches got = gathered.count(minShared);
+                if (want == null) {
+                    assertNull(got);
+                    continue;
+                }
+                assertEquals(want.size(), got.size());
+                assertEquals(want.most(), got.most());
+                for (int i = 0; i < want.size(); i++) {
+                    assertEquals(want.docs()[i], got.docs()[i]);
+                    assertEquals(want.counts()[i], got.counts()[i]);
+                }
+            }
+        }
+    }
+
+    /**
+     * Highlighting asks the weight for a document's matches on an in-memory index of it, which keeps positions: the
+     * terms of the query it holds are reported, field by field (none before, where {@code terms} gave them). Where
+     * no positions are kept, a match without terms.
+     */
+    @Test
+    void reportsTheTermsADocumentHoldsForHighlighting() throws IOException {
+        MemoryIndex memory = new MemoryIndex();
+        memory.addField("b0", "0:aa", new KeywordAnalyzer());
+        memory.addField("b1", "1:bb", new KeywordAnalyzer());
+        memory.addField("b3", "3:dd", new KeywordAnalyzer()); // a field holding none of the query's terms
+        IndexSearcher searcher = memory.createSearcher();
+        LeafReaderContext leaf = searcher.getIndexReader().leaves().get(0);
+        BlockMatchQuery query = blocks(List.of(List.of("0:aa", "0:zz"), List.of("1:bb"), List.of("2:cc"), List.of("3:ee")), 2);
+        Weight weight = searcher.createWeight(searcher.rewrite(query), ScoreMode.COMPLETE_NO_SCORES, 1f);
+        org.apache.lucene.search.Matches matches = weight.matches(leaf, 0);
+        assertTrue(matches != null);
+        List<String> fields = new ArrayList<>();
+        matches.forEach(fields::add);
+        assertEquals(List.of("b0", "b1"), fields.stream().sorted().toList());
+        for (String field : List.of("b0", "b1")) {
+            MatchesIterator positions = matches.getMatches(field);
+            assertTrue(positions.next());
+            assertEquals(0, positions.startPosition());
+            assertEquals(false, positions.next());
+        }
+        assertNull(matches.getMatches("b2"));
+        assertNull(matches.getMatches("b3"));
+        Weight stricter = searcher.createWeight(searcher.rewrite(blocks(List.of(List.of("0:aa"), List.of(), List.of(), List.of()), 2)),
+            ScoreMode.COMPLETE_NO_SCORES, 1f);
+        assertNull(stricter.matches(leaf, 0), "a document the query does not match has no matches");
+        // in an index whose fields keep no positions (a keyword's), a match is reported without terms, as TermQuery does
+        try (Directory dir = index(new Random(3), 300, 8); DirectoryReader reader = DirectoryReader.open(dir)) {
+            IndexSearcher indexed = new IndexSearcher(reader);
+            List<List<String>> tokens = draw(new Random(4), 8);
+            ScoreDoc top = indexed.search(blocks(tokens, 1), 1).scoreDocs[0];
+            Weight any = indexed.createWeight(indexed.rewrite(blocks(tokens, 1)), ScoreMode.COMPLETE_NO_SCORES, 1f);
+            LeafReaderContext segment = reader.leaves().get(ReaderUtil.subIndex(top.doc, reader.leaves()));
+            assertEquals(MatchesUtils.MATCH_WITH_NO_TERMS, any.matches(segment, top.doc - segment.docBase));
+        }
     }
 }
