@@ -59,7 +59,7 @@ class VerifyConfig:
     use_sketch: bool = True
     #: weight of content against metadata sets in the combined score (1: content only)
     mu: float = 1.0
-    #: the combined score a pair needs when either record carries metadata and ``mu`` < 1
+    #: the combined score a pair needs when both records carry metadata and ``mu`` < 1
     min_combined: float = 0.55
 
     def describe(self) -> str:
@@ -70,8 +70,9 @@ class VerifyConfig:
 
 
 def _combined(a: Comparable, b: Comparable, content: float, config: VerifyConfig) -> float | None:
-    """The combined score when it applies (``mu`` < 1 and some metadata), else None."""
-    if config.mu >= 1.0 or (a.meta is None and b.meta is None):
+    """The combined score when it applies (``mu`` < 1, and metadata on both), else None. Metadata on one side only
+    says nothing of the pair (a row whose tags are missing), so the content decides, as it does without any."""
+    if config.mu >= 1.0 or a.meta is None or b.meta is None:
         return None
     return combined(content, meta_jaccard(a.meta, b.meta), config.mu)
 
@@ -85,7 +86,7 @@ class Match:
 def verify(a: Comparable, b: Comparable, config: VerifyConfig) -> Match | None:
     """The match of ``a`` and ``b`` if they are near-duplicates under ``config``, else None.
 
-    With metadata (``mu`` < 1) the decision is the combined score alone: near-identical text with
+    With metadata on both (``mu`` < 1) the decision is the combined score alone: near-identical text with
     different tags is not a duplicate, whatever the Hamming distance.
     """
     if a.status == "empty" or b.status == "empty":

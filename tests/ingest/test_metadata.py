@@ -30,6 +30,28 @@ def test_metadata_decides_between_look_alike_texts(fp: Fingerprinter, complaint_
     assert verify(a, same_text_other_tags, config) is not None  # identical text still wins at μ = 0.8
 
 
+def test_metadata_on_one_side_only_leaves_the_decision_to_the_content(
+    fp: Fingerprinter, complaint_fields: RecordConfig
+) -> None:
+    """A row whose tags are missing says nothing of whether they would agree: the content decides, as without any.
+    Counted as a metadata score of 0, a reprint with content Jaccard below (min_combined) / μ was lost."""
+    config = complaint_fields.verify_config(VerifyConfig())
+    sports = template_text("春季运动会报名", "报名时间为三月一日至三月十日，各学院统一组织报名")
+    tagged = fp.fingerprint_record({"complaint": sports, "tags": ["体育", "通知"]}, complaint_fields)
+    edited = sports[: len(sports) * 6 // 10]  # a partial copy: content Jaccard about 0.59
+    untagged = fp.fingerprint_record({"complaint": edited}, complaint_fields)
+    plain = fp.fingerprint_record({"complaint": edited, "tags": ["体育", "通知"]}, complaint_fields)
+    assert untagged.meta is None and tagged.meta is not None
+    content = verify(tagged, untagged, VerifyConfig())
+    assert content is not None and content.similarity < config.min_combined / config.mu
+    assert verify(tagged, untagged, config) == content
+    assert verify(untagged, tagged, config) == content
+    assert verify(tagged, plain, config) is not None  # the same tags on both: the combined score, as before
+    library = template_text("图书馆闭馆维修", "图书馆将于四月份闭馆维修一个月，请读者提前归还图书")
+    look_alike = fp.fingerprint_record({"complaint": library}, complaint_fields)
+    assert verify(tagged, look_alike, config) == verify(tagged, look_alike, VerifyConfig())
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.sets(st.text(min_size=1, max_size=6), min_size=1, max_size=30),

@@ -69,8 +69,11 @@ public final class Verify {
         return distance <= config.maxDistance() || similarity >= config.nearJaccard();
     }
 
-    /** The combined score decides when metadata counts ({@code mu < 1}) and either document carries some. */
+    /**
+     * The combined score decides when metadata counts ({@code mu < 1}) and both documents carry some: metadata on one
+     * side only says nothing of the pair, so the content decides, as it does without any.
+     */
     private static boolean combinedApplies(Fingerprinted a, Fingerprinted b, VerifyConfig config) {
-        return config.mu() < 1.0 && (a.hasMeta() || b.hasMeta());
+        return config.mu() < 1.0 && a.hasMeta() && b.hasMeta();
     }
 }

@@ -83,8 +83,10 @@ class VerifyTest {
         // content 0.390625 (a match alone), metadata 0.75: combined 0.4625 < 0.55, though the fingerprints are equal
         assertEquals(Optional.empty(), Verify.verify(p, q, mu));
         assertTrue(Verify.closeToCanonical(p, q, mu));
+        // metadata on one side only says nothing of the pair: the content decides, as without any
         Fingerprinted untagged = ok(0, ranges(0, 50, 500, 550));
-        assertEquals(Optional.empty(), Verify.verify(p, untagged, mu));
+        assertEquals(Optional.of(new Match(0, 0.390625)), Verify.verify(p, untagged, mu));
+        assertEquals(Optional.of(new Match(0, 0.390625)), Verify.verify(untagged, p, mu));
         assertEquals(Optional.of(new Match(0, 0.390625)), Verify.verify(p, untagged, DEFAULT));
         assertEquals(0.55, Similarity.combined(0.5, 0.75, 0.8)); // 0.8 * 0.5 + 0.2 * 0.75 rounds to the threshold
     }
