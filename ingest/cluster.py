@@ -338,9 +338,12 @@ def record_candidate_pairs(
     max_bucket: int = DEFAULT_MAX_BUCKET,
     min_shared: int = DEFAULT_MIN_SHARED,
 ) -> tuple[I64, I64]:
-    """The candidate rule over records, as unique pairs (i < j): records of status ``ok`` sharing
-    ``min_shared`` (seed, block) tokens; too-short records with the same exact hash, each paired with
-    the first of them."""
+    """The candidate rule over records, as unique pairs (i < j), sorted: records of status ``ok`` sharing
+    ``min_shared`` (seed, block) tokens; and records of the same status with the same exact hash, each paired with
+    the first of them. For too-short records that is their only rule; for ``ok`` ones it finds the copies whose
+    content characters are the same but whose fingerprints moved apart: a title given to one copy only, or another
+    title (its words weigh more), or a text spaced out character by character (its words cut otherwise), can move
+    the fingerprint by a dozen bits or more, past every block."""
     n = len(records)
     valid = np.fromiter((r.status == "ok" for r in records), dtype=bool, count=n)
     empty = np.zeros(0, np.int64)
@@ -354,18 +357,21 @@ def record_candidate_pairs(
                 fps[row, : len(seeds)] = seeds
         shared = max(1, min(min_shared, BLOCKS * width))
         ci, cj = candidate_pairs(fps, valid, max_bucket, min_shared=shared)
-    first_exact: dict[str, int] = {}
+    first_exact: dict[tuple[str, str], int] = {}
     extra_i: list[int] = []
     extra_j: list[int] = []
     for row, r in enumerate(records):
-        if r.status == "too_short":
-            first = first_exact.setdefault(r.exact, row)
+        if r.status in ("ok", "too_short") and r.exact:  # a stored document read without it has ""
+            first = first_exact.setdefault((r.status, r.exact), row)
             if first != row:
                 extra_i.append(first)
                 extra_j.append(row)
-    return (
+    if not extra_i:
+        return ci, cj
+    return unique_pairs(
         np.concatenate([ci, np.asarray(extra_i, dtype=np.int64)]),
         np.concatenate([cj, np.asarray(extra_j, dtype=np.int64)]),
+        n,
     )
 
 

@@ -125,19 +125,23 @@ def candidate_query(
     Unranked with ``min_shared`` 1, the same documents score by the block fields they share (a larger
     ``min_shared`` counts tokens, so it is always ranked). ``native`` (a cluster with neardup's plugin):
     its ``neardup_blocks`` query, which finds and scores as the ranked form does, and keeps only the
-    candidates that pass ``check`` (:func:`verify_params`) when given.
+    candidates that pass ``check`` (:func:`verify_params`) when given. Besides those, every form finds the ``ok``
+    documents with ``record``'s exact hash (the same content characters), scored as sharing every token.
 
     >>> from neardup.ingest.fingerprint import Fingerprinter
     >>> fp = Fingerprinter.default()
     >>> rec = fp.fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
-    >>> q = candidate_query(rec, rec.block_tokens(), rec.version)
-    >>> len(q["bool"]["should"]), q["bool"]["should"][0]["constant_score"]["filter"]["term"][schema.BLOCK_FIELDS[0]][:2]
+    >>> blocks, same = candidate_query(rec, rec.block_tokens(), rec.version)["bool"]["should"]
+    >>> len(blocks["bool"]["should"]), blocks["bool"]["should"][0]["constant_score"]["filter"]["term"][
+    ...     schema.BLOCK_FIELDS[0]][:2]
     (64, '0:')
-    >>> unranked = candidate_query(rec, rec.block_tokens(), rec.version, ranked=False)
+    >>> same["constant_score"]["filter"]["bool"]["filter"][0] == {"term": {schema.path(schema.EXACT): rec.exact}}
+    True
+    >>> unranked = candidate_query(rec, rec.block_tokens(), rec.version, ranked=False)["bool"]["should"][0]
     >>> [next(iter(c["terms"])) for c in unranked["bool"]["should"]] == list(schema.BLOCK_FIELDS)
     True
-    >>> native = candidate_query(rec, rec.block_tokens(), rec.version, native=True)["bool"]["must"][0]["neardup_blocks"]
-    >>> list(native["tokens"]) == list(schema.BLOCK_FIELDS), native["min_shared"]
+    >>> native = candidate_query(rec, rec.block_tokens(), rec.version, native=True)["bool"]["should"][0]
+    >>> list(native["neardup_blocks"]["tokens"]) == list(schema.BLOCK_FIELDS), native["neardup_blocks"]["min_shared"]
     (True, 1)
     >>> short = fp.fingerprint("好")
     >>> candidate_query(short, short.block_tokens(), short.version)["bool"]["filter"][1] == {
@@ -159,6 +163,34 @@ def candidate_query(
         }
     # Unrelated documents share one 16-bit block by chance (about 64 / 65,536 of the index per query);
     # true near-duplicates share several, so min_shared > 1 drops the chance matches in Lucene itself.
+    blocks = _block_query(block_tokens, min_shared, ranked, native, check)
+    # and the copies with the same content characters, whose fingerprints a title (given to one copy only, or
+    # another one) or a text spaced out character by character can move past every block: scored as one sharing
+    # every token, since nothing is closer
+    same = {
+        "constant_score": {
+            "filter": {
+                "bool": {
+                    "filter": [
+                        {"term": {schema.path(schema.EXACT): record.exact}},
+                        {"term": {schema.path(schema.STATUS): "ok"}},
+                    ]
+                }
+            },
+            "boost": sum(len(tokens) for tokens in block_tokens),
+        }
+    }
+    return {"bool": {"filter": [version_filter], "should": [blocks, same], "minimum_should_match": 1}}
+
+
+def _block_query(
+    block_tokens: Sequence[Sequence[str]],
+    min_shared: int,
+    ranked: bool,
+    native: bool,
+    check: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The documents sharing at least ``min_shared`` of ``block_tokens`` (see :func:`candidate_query`)."""
     if native:
         # the plugin's query: per segment one sorted pass of exact seeks over each field's term dictionary and a
         # count of the postings, instead of Lucene's per-field rewrite (terms) or 64 term scorers (ranked); a
@@ -171,14 +203,13 @@ def candidate_query(
             # anything else sees them: through a script filter each of a large index's ~1,000 chance matches per
             # query also went through the conjunction with the version's postings and the script layer
             blocks["verify"] = check
-        return {"bool": {"filter": [version_filter], "must": [{"neardup_blocks": blocks}]}}
+        return {"neardup_blocks": blocks}
     if not ranked and min_shared <= 1:
         # one ``terms`` query per block field: the same documents as the 64 clauses below for about a third
         # of Lucene's work (64 term scorers per segment cost more than the matching itself), but the score
         # counts fields, not tokens. For callers whose cap is spent on verified matches only.
         fields = zip(schema.BLOCK_FIELDS, block_tokens, strict=True)
-        unranked = [{"terms": {field: list(tokens)}} for field, tokens in fields]
-        return {"bool": {"filter": [version_filter], "should": unranked, "minimum_should_match": 1}}
+        return {"bool": {"should": [{"terms": {field: list(tokens)}} for field, tokens in fields]}}
     # one clause per (seed, block) token, each scoring 1: a candidate's score is how many tokens it shares,
     # so when more than max_candidates share a block (boilerplate, or chance matches of a large index
     # checked outside it), the cap keeps the closest ones.
@@ -188,7 +219,7 @@ def candidate_query(
         for token in tokens
     ]
     shared = max(1, min(min_shared, len(should)))
-    return {"bool": {"filter": [version_filter], "should": should, "minimum_should_match": shared}}
+    return {"bool": {"should": should, "minimum_should_match": shared}}
 
 
 def candidate_search(

@@ -254,3 +254,31 @@ def test_the_plugins_block_query_refuses_fields_it_cannot_match(es: Elasticsearc
             index=index_name, query={"neardup_blocks": {"tokens": {schema.path("b0"): ["0:0000"]}, "verify": verify}}
         )
     assert "verify reads [nowhere], which this index does not map" in str(unread.value)
+
+
+@pytest.mark.parametrize("in_es", [False, True], ids=["python", "in-es"])
+def test_a_copy_whose_title_moved_its_fingerprint_past_every_block_is_found(
+    es: Elasticsearch, index_name: str, in_es: bool
+) -> None:
+    """The same text stored with its title, looked up without one, under another title, or spaced out: the
+    fingerprints share no block, the exact hash of the content characters finds it."""
+    if in_es and not has_verify_script(es):
+        pytest.skip("this cluster has no neardup plugin")
+    fp = Fingerprinter.default()
+    articles = [a for a in load_peoples_daily()[:60] if a.title]
+    setup_index(es, index_name)
+    stored = fp.fingerprint_many([(a.text, a.title) for a in articles])
+    helpers.bulk(
+        es,
+        ({"_index": index_name, "_id": str(k), schema.ROOT: schema.record_fields(r)} for k, r in enumerate(stored)),
+        refresh="wait_for",
+    )
+    found = apart = 0
+    for k, a in enumerate(articles):
+        for text, title in ((a.text, None), (a.text, "编者按：" + a.title[::-1]), (" ".join(a.text), None)):
+            copy = fp.fingerprint(text, title)
+            shared = {t for b in copy.block_tokens() for t in b} & {t for b in stored[k].block_tokens() for t in b}
+            apart += not shared
+            matches, _ = find_duplicates(es, index_name, copy, VerifyConfig(), 50, in_es=in_es)
+            found += bool(matches) and matches[0].doc.id == str(k) and matches[0].match.similarity == 1.0
+    assert apart > 10 and found == 3 * len(articles), (apart, found)

@@ -134,6 +134,26 @@ def test_too_short_records_pair_only_by_their_exact_hash() -> None:
     assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (0, 3)]
 
 
+def test_copies_of_one_text_cluster_whatever_their_titles_or_spacing() -> None:
+    """A title on one copy only, another title, or the text spaced out character by character moves the fingerprint
+    past every block of many articles; the copies have the same content characters, and pair by that exact hash."""
+    fp = Fingerprinter.default()
+    articles = [a for a in load_peoples_daily()[:60] if a.title]
+    copies: list[tuple[str, str | None]] = []
+    for a in articles:
+        copies += [(a.text, a.title), (a.text, None), (a.text, "编者按：" + a.title[::-1]), (" ".join(a.text), None)]
+    records = fp.fingerprint_many(copies)
+    # what the blocks alone miss: copies sharing no (seed, block) token with the first
+    tokens = [{t for block in r.block_tokens() for t in block} for r in records]
+    apart = sum(not tokens[k] & tokens[k - k % 4] for k in range(len(records)) if k % 4)
+    assert apart > 10
+    assignment = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
+    groups = assignment.cluster.reshape(len(articles), 4)
+    assert (groups == groups[:, :1]).all(), groups[(groups != groups[:, :1]).any(axis=1)][:5]
+    assert len(set(assignment.cluster.tolist())) == len(articles)
+    print(f"{len(articles)} articles, 4 copies each: {apart} copies shared no block with the first, all clustered")
+
+
 def test_verified_pairs_are_the_candidates_verify_accepts_and_cluster_records_assigns_them() -> None:
     fp = Fingerprinter.default()
     articles = load_peoples_daily()[:30]

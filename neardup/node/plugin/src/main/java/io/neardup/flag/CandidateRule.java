@@ -20,8 +20,11 @@ import java.util.Map;
  *   <li>A pair's score is how often it was found; pairs found fewer than {@code minShared} times are dropped
  *   ({@code minShared} is clamped to [1, 4 × seeds]). Each document keeps the {@code maxCandidates} earlier ones
  *   with the highest score, the nearer one (later in the pool) first among equal scores.
- *   <li>A {@code too_short} document is paired with the first {@code too_short} document of the pool with the same
- *   exact hash (with none other: all of them would tie, and the first one wins).
+ *   <li>An {@code ok} or {@code too_short} document is paired with the first document of the pool with the same
+ *   status and exact hash (with none other: all of them would tie, and the first one wins). For too-short documents
+ *   that is their only rule; for {@code ok} ones it finds the copies with the same content characters whose
+ *   fingerprints moved apart (a title on one copy only, or another one, or a text spaced out character by
+ *   character). An unknown exact hash ({@code ""}) pairs with nothing.
  * </ul>
  *
  * <p>The rule is over the whole pool: whether a group is split depends on all its members, later ones included, so
@@ -73,10 +76,10 @@ public final class CandidateRule {
         Map<String, Integer> firstExact = new HashMap<>();
         for (int row = 0; row < n; row++) {
             Fingerprinted doc = pool.get(row);
-            if (Fingerprinted.TOO_SHORT.equals(doc.status())) {
-                Integer first = firstExact.putIfAbsent(doc.exact(), row);
+            if (pairsByExact(doc)) {
+                Integer first = firstExact.putIfAbsent(doc.status() + "\u0000" + doc.exact(), row);
                 if (first != null) {
-                    out[row] = new int[] { first };
+                    out[row] = withPosition(out[row], first);
                 }
             }
         }
@@ -85,6 +88,43 @@ public final class CandidateRule {
                 out[row] = new int[0];
             }
         }
+        return out;
+    }
+
+    /** Whether {@code doc} is paired by its exact hash: {@code ok} or {@code too_short}, with a known hash. */
+    private static boolean pairsByExact(Fingerprinted doc) {
+        return (doc.isOk() || Fingerprinted.TOO_SHORT.equals(doc.status())) && doc.exact().isEmpty() == false;
+    }
+
+    /** The position of the first document before {@code last} that {@link #pairsByExact} pairs it with, or -1. */
+    private static int firstSameExact(List<Fingerprinted> pool, int last) {
+        Fingerprinted doc = pool.get(last);
+        if (pairsByExact(doc) == false) {
+            return -1;
+        }
+        for (int row = 0; row < last; row++) {
+            Fingerprinted other = pool.get(row);
+            if (other.status().equals(doc.status()) && other.exact().equals(doc.exact())) {
+                return row;
+            }
+        }
+        return -1;
+    }
+
+    /** The ascending positions {@code sorted} (null for none) with {@code position} among them. */
+    private static int[] withPosition(int[] sorted, int position) {
+        if (sorted == null) {
+            return new int[] { position };
+        }
+        int at = Arrays.binarySearch(sorted, position);
+        if (at >= 0) {
+            return sorted;
+        }
+        int insert = -at - 1;
+        int[] out = new int[sorted.length + 1];
+        System.arraycopy(sorted, 0, out, 0, insert);
+        out[insert] = position;
+        System.arraycopy(sorted, insert, out, insert + 1, sorted.length - insert);
         return out;
     }
 
@@ -101,18 +141,14 @@ public final class CandidateRule {
             throw new IllegalArgumentException("the pool is empty");
         }
         Fingerprinted doc = pool.get(last);
-        if (Fingerprinted.TOO_SHORT.equals(doc.status())) {
-            for (int row = 0; row < last; row++) {
-                Fingerprinted other = pool.get(row);
-                if (Fingerprinted.TOO_SHORT.equals(other.status()) && other.exact().equals(doc.exact())) {
-                    return new int[] { row };
-                }
-            }
-            return new int[0];
+        int sameExact = firstSameExact(pool, last);
+        int[] alone = sameExact < 0 ? new int[0] : new int[] { sameExact };
+        if (doc.isOk() == false) {
+            return alone;
         }
         int[] valid = okPositions(pool);
-        if (doc.isOk() == false || valid.length < 2) {
-            return new int[0];
+        if (valid.length < 2) {
+            return alone;
         }
         int width = 0;
         for (int row : valid) {
@@ -168,7 +204,7 @@ public final class CandidateRule {
             out[r] = (int) ranked[kept - 1 - r];
         }
         Arrays.sort(out);
-        return out;
+        return sameExact < 0 ? out : withPosition(out, sameExact);
     }
 
     /** Seed {@code s} of a document, 0 for a seed it lacks (Python's zero-padded matrix). */

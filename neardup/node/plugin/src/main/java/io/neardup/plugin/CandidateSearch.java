@@ -22,7 +22,8 @@ import io.neardup.search.SketchCheck;
 /**
  * One document's candidate search, as the Python service makes it ({@code candidate_search}) on a cluster with this
  * plugin: {@code candidate_query} (at least min_shared of the block tokens on {@code b0..b3}, through the plugin's
- * {@code neardup_blocks} query, filtered to the same fingerprint version; too-short texts by exact hash and status),
+ * {@code neardup_blocks} query, or the same exact hash, filtered to the same fingerprint version; too-short texts by
+ * exact hash and status),
  * the plugin's second check inside that query ({@code verify_params}: it runs on the shards, so the
  * {@code max_candidates} cap is spent on real matches, not on chance block matches of a large index), the document's
  * own id excluded, read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
@@ -36,7 +37,7 @@ final class CandidateSearch {
      * The query of {@code candidate_query} on a cluster with this plugin ({@code native}), without the exclusion: the
      * plugin's {@code neardup_blocks} query over the document's block tokens, which finds and ranks as one
      * constant-score {@code term} clause per token would, keeping those that pass {@code check} (the second check, or
-     * null); too-short texts by exact hash and status.
+     * null), or {@code ok} with the same exact hash; too-short texts by exact hash and status.
      */
     static QueryBuilder candidateQuery(String target, Map<String, Object> fields, int minShared, SketchCheck check) {
         String status = (String) fields.get(FlagFields.STATUS);
@@ -61,7 +62,15 @@ final class CandidateSearch {
             count += values.size();
         }
         BlockMatchQueryBuilder blocks = new BlockMatchQueryBuilder(tokens, Math.max(1, Math.min(minShared, count)), check);
-        return QueryBuilders.boolQuery().filter(version).must(blocks);
+        // and the copies with the same content characters, whose fingerprints a title (given to one copy only, or
+        // another one) or a text spaced out character by character can move past every block: scored as one sharing
+        // every token, since nothing is closer
+        QueryBuilder same = QueryBuilders.constantScoreQuery(
+            QueryBuilders.boolQuery()
+                .filter(QueryBuilders.termQuery(path(target, FlagFields.EXACT), (String) fields.get(FlagFields.EXACT)))
+                .filter(QueryBuilders.termQuery(path(target, FlagFields.STATUS), Fingerprinted.OK))
+        ).boost(count);
+        return QueryBuilders.boolQuery().filter(version).should(blocks).should(same).minimumShouldMatch(1);
     }
 
     /** The check of {@code verify_params}: null when the plugin's check cannot decide (not {@code ok}, Hamming only, metadata scores). */

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -32,6 +31,22 @@ class CandidateRuleTest {
     }
 
     @Test
+    void okDocumentsPairWithTheFirstOfTheirExactHashBeyondTheBlocksAndTheCap() {
+        // the same content characters, fingerprints sharing no block (a title on one copy only moved them)
+        long[] apart = { 0x0123_4567_89AB_CDEFL, 0xFEDC_BA98_7654_3210L, 0x0F0F_0F0F_0F0F_0F0FL };
+        List<Fingerprinted> pool = List.of(ok(new long[] { apart[0] }, "same"), ok(new long[] { apart[1] }, "other"),
+            ok(new long[] { apart[2] }, "same"), other(Fingerprinted.TOO_SHORT, "same"), ok(new long[] { apart[1] }, "same"),
+            ok(new long[] { apart[0] }, ""), ok(new long[] { apart[2] }, ""));
+        // doc 4 shares its blocks with doc 1 and its exact hash with doc 0; an unknown hash ("") pairs by blocks only
+        assertArrayEquals(new int[][] { {}, {}, { 0 }, {}, { 0, 1 }, { 0 }, { 2 } }, RULE.earlier(pool));
+        CandidateRule one = new CandidateRule(1, 256, 64, 1);
+        assertArrayEquals(new int[] { 0, 1 }, one.earlier(pool)[4]);
+        for (int end = 1; end <= pool.size(); end++) {
+            assertArrayEquals(RULE.earlier(pool.subList(0, end))[end - 1], RULE.ofLast(pool.subList(0, end)));
+        }
+    }
+
+    @Test
     void theCapKeepsTheMostSharedThenTheNearer() {
         CandidateRule two = new CandidateRule(1, 256, 64, 2);
         assertArrayEquals(new int[][] { {}, { 0 }, { 0 }, { 0, 2 } }, two.earlier(SHARING.subList(0, 4)));
@@ -47,7 +62,7 @@ class CandidateRuleTest {
 
     @Test
     void eachDocumentIsPairedWithTheWindowBeforeIt() {
-        List<Fingerprinted> same = Collections.nCopies(70, ok(new long[] { 0x1234_5678_9ABC_DEF0L }));
+        List<Fingerprinted> same = IntStream.range(0, 70).mapToObj(k -> ok(new long[] { 0x1234_5678_9ABC_DEF0L })).toList();
         int[][] earlier = RULE.earlier(same);
         assertArrayEquals(IntStream.range(5, 69).toArray(), earlier[69]);
         assertArrayEquals(IntStream.range(0, 10).toArray(), earlier[10]);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 
 /** Small hand-made documents for the tests of this package: sketches as ranges, so Jaccard values are easy to see. */
@@ -24,9 +25,17 @@ final class Docs {
         return new Fingerprinted(new long[] { fingerprint }, sketch, "e", Fingerprinted.OK, null, true);
     }
 
+    /** An {@code ok} document of its own content: its exact hash is no other document's (so only blocks pair it). */
     static Fingerprinted ok(long[] fingerprints) {
-        return new Fingerprinted(fingerprints, new long[0], "e", Fingerprinted.OK, null, true);
+        return new Fingerprinted(fingerprints, new long[0], "e" + DISTINCT.incrementAndGet(), Fingerprinted.OK, null, true);
     }
+
+    /** An {@code ok} document with the exact hash {@code exact} (the same content characters as others with it). */
+    static Fingerprinted ok(long[] fingerprints, String exact) {
+        return new Fingerprinted(fingerprints, new long[0], exact, Fingerprinted.OK, null, true);
+    }
+
+    private static final AtomicLong DISTINCT = new AtomicLong();
 
     static Fingerprinted withMeta(long fingerprint, long[] sketch, long[] meta) {
         return new Fingerprinted(new long[] { fingerprint }, sketch, "e", Fingerprinted.OK, meta, true);
