@@ -15,7 +15,7 @@ import numpy.typing as npt
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from neardup.ingest.cluster import cluster_records
+from neardup.ingest.cluster import cluster_records, verified_pairs
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter, Record
 from neardup.ingest.fingerprint import Prepared as FingerprintInput
 from neardup.ingest.segment import Segmenter
@@ -85,11 +85,24 @@ def _plain_tf_simhash(p: Prepared, idf: IdfTable) -> list[int]:
     """Traditional SimHash: TF weights, one fingerprint, Hamming <= 3, transitive closure."""
     tf_only = WeightConfig(idf=False, pos=False, length="off", signal=False, title=False)
     recs = _records(p, idf, tf_only, 1)
-    hamming_only = VerifyConfig(use_sketch=False)
-    a = cluster_records(recs, lambda r: r.fingerprints, hamming_only, guard=False)
-    n = len(recs)
-    linked = np.flatnonzero(a.duplicate_of >= 0)
-    labels: list[int] = _components(n, linked.tolist(), a.duplicate_of[linked].tolist()).tolist()
+    return hamming_components(recs)
+
+
+def hamming_components(records: Sequence[Record], max_distance: int = 3) -> list[int]:
+    """Traditional SimHash's clusters: every pair within ``max_distance`` bits of seed 0 (4 blocks of 16 bits:
+    within 3 bits such a pair shares one, so the candidate rule proposes it), joined transitively.
+
+    >>> from dataclasses import replace
+    >>> from neardup.ingest.fingerprint import Fingerprinter
+    >>> base = Fingerprinter.default().fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。")
+    >>> recs = [replace(base, fingerprints=(f,), exact=str(f)) for f in (0b0000, 0b1111, 0b0011, 1 << 40 | 0xFF)]
+    >>> hamming_components(recs)  # 0000~0011~1111 (2 bits each), though 0000 and 1111 are 4 apart
+    [0, 0, 0, 1]
+    """
+    i, j, _ = verified_pairs(
+        records, lambda r: r.fingerprints, VerifyConfig(max_distance=max_distance, use_sketch=False)
+    )
+    labels: list[int] = _components(len(records), list(i), list(j)).tolist()
     return labels
 
 
