@@ -224,6 +224,11 @@ def fingerprint_cmd(text: str, title: str | None, explain: bool) -> None:
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
 
 
+def _given(name: str) -> bool:
+    """Whether the command's option ``name`` was given on the command line (not its default)."""
+    return click.get_current_context().get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
 @click.command("cluster")
 @click.argument("input_path", metavar="INPUT.jsonl", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option(
@@ -266,6 +271,9 @@ def cluster_cmd(
     """
     record_config = None
     if fields_path is not None:
+        given = [f"--{name.replace('_', '-')}" for name in ("text_field", "title_field") if _given(name)]
+        if given:  # the configuration names the fields a record is read from
+            fail(f"{' and '.join(given)} cannot be used with --fields: the field configuration names the fields", 2)
         try:
             record_config = RecordConfig.load(fields_path)
         except RecordError as exc:

@@ -124,6 +124,19 @@ def test_what_an_offline_command_cannot_do_is_a_message_not_a_traceback(tmp_path
         (("eval", "--set", "news", "--groups", "0", "--singles", "0"), "need documents"),
         (("eval", "--set", "news", "--output", str(tmp_path / "no" / "dir" / "e.json")), "cannot write"),  # not run
         (("cluster", str(good), "-o", str(tmp_path / "o.jsonl"), "--fields", str(not_an_object)), "must be an object"),
+        (
+            (
+                "cluster",
+                str(good),
+                "-o",
+                str(tmp_path / "o.jsonl"),
+                "--fields",
+                str(not_an_object),
+                "--text-field",
+                "x",
+            ),
+            "--text-field cannot be used with --fields",
+        ),
     ]
     for args, message in cases:
         result = run(*args)
