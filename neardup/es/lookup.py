@@ -2,7 +2,8 @@
 
 A record's candidates are documents of the same fingerprint version that share at least ``min_shared``
 block tokens on the block fields ``neardup.b0..b3`` (a token carries its seed, so one query covers every
-seed; :func:`candidate_query` says when it ranks them by the tokens they share). Too-short records are
+seed; :func:`candidate_query` says when it ranks them by the tokens they share), or documents with the same exact
+hash (the same content characters, whose fingerprints a title can move past every block). Too-short records are
 matched by their exact hash only. Candidates are read from doc values and checked in Python, all of a
 record's at once (:func:`neardup.ingest.verify.verify_many`). On a cluster with neardup's plugin the
 block match is its ``neardup_blocks`` query, and the check also runs inside it first
@@ -164,6 +165,8 @@ def candidate_query(
     # Unrelated documents share one 16-bit block by chance (about 64 / 65,536 of the index per query);
     # true near-duplicates share several, so min_shared > 1 drops the chance matches in Lucene itself.
     blocks = _block_query(block_tokens, min_shared, ranked, native, check)
+    if not record.exact:  # a stored document read without its hash: no copy can be told by it
+        return {"bool": {"filter": [version_filter], "must": [blocks]}}
     # and the copies with the same content characters, whose fingerprints a title (given to one copy only, or
     # another one) or a text spaced out character by character can move past every block: scored as one sharing
     # every token, since nothing is closer
@@ -332,7 +335,8 @@ def search_candidates(
     min_shared: int = 1,
     prefilter: VerifyConfig | None = None,
 ) -> list[list[Stored]]:
-    """Candidates for each record, in one ``msearch`` request (documents sharing more block tokens first).
+    """Candidates for each record, in one ``msearch`` request (documents with its exact hash and those sharing more
+    block tokens first).
 
     ``prefilter`` says the cluster has neardup's plugin: its ``neardup_blocks`` query makes the block match
     and drops the candidates that fail the second check (:func:`verify_params`), so only likely matches
@@ -350,22 +354,28 @@ def search_candidates(
         todo = [k for k, found in enumerate(out) if found is None and (not scripted or checks[k] is not None)]
         if not todo or (doc_values and source_only):
             continue
-        searches: list[dict[str, Any]] = []
-        for k in todo:
-            check = checks[k] if scripted else None
-            # all shards or an error: a shard without a copy at this moment would hide its candidates, and the
-            # record would pass for an original (Elasticsearch's default allows partial results)
-            searches.append({"index": index, "allow_partial_search_results": False})
-            body = candidate_search(records[k], max_candidates, excluded[k], min_shared, check, doc_values, plugin)
-            searches.append(body)
-        try:
-            resp = client.msearch(searches=searches)
-        except BadRequestError as e:
-            # a query Elasticsearch cannot parse (a plugin without neardup_blocks, or without its verify) fails the
-            # whole msearch before any search, not one item: the next way searches these records without the plugin
-            if not (plugin and _no_verify_script({"reason": str(e), "body": e.body})):
-                raise
-            plugin = False
+        resp = None
+        while resp is None:
+            searches: list[dict[str, Any]] = []
+            for k in todo:
+                check = checks[k] if scripted else None
+                # all shards or an error: a shard without a copy at this moment would hide its candidates, and the
+                # record would pass for an original (Elasticsearch's default allows partial results)
+                searches.append({"index": index, "allow_partial_search_results": False})
+                body = candidate_search(records[k], max_candidates, excluded[k], min_shared, check, doc_values, plugin)
+                searches.append(body)
+            try:
+                resp = client.msearch(searches=searches)
+            except BadRequestError as e:
+                # a query Elasticsearch cannot parse (a plugin without neardup_blocks, or without its verify) fails
+                # the whole msearch before any search, not one item: these records are searched without the plugin,
+                # by this way again when it has no check, else by the next
+                if not (plugin and _no_verify_script({"reason": str(e), "body": e.body})):
+                    raise
+                plugin = False
+                if scripted:
+                    break
+        if resp is None:
             continue
         for k, item in zip(todo, resp["responses"], strict=True):
             error = item.get("error")

@@ -93,8 +93,10 @@ class _WithoutBlockQuery:
 
     def __init__(self, es: Elasticsearch) -> None:
         self.es = es
+        self.sent: list[dict[str, Any]] = []
 
     def msearch(self, searches: list[dict[str, Any]]) -> Any:
+        self.sent += searches[1::2]
         if "neardup_blocks" in str(searches):
             error = {"type": "parsing_exception", "reason": "unknown query [neardup_blocks]"}
             meta = ApiResponseMeta(400, "1.1", HttpHeaders(), 0.0, NodeConfig("http", "127.0.0.1", 9200))
@@ -109,6 +111,14 @@ def test_a_cluster_without_the_plugins_query_is_searched_without_it(
     everything = search_candidates(es, indexed, [record], 10)
     older = search_candidates(_WithoutBlockQuery(es), indexed, [record], 10, prefilter=VerifyConfig())  # type: ignore[arg-type]
     assert [c.id for c in older[0]] == [c.id for c in everything[0]] == ["a"]
+    # with no check to run there (metadata scores), the same search again without the plugin: doc values, no _source
+    client = _WithoutBlockQuery(es)
+    unchecked = search_candidates(client, indexed, [record], 10, prefilter=VerifyConfig(mu=0.8))  # type: ignore[arg-type]
+    assert [c.id for c in unchecked[0]] == ["a"]
+    assert [("docvalue_fields" in body, "neardup_blocks" in str(body)) for body in client.sent] == [
+        (True, True),
+        (True, False),
+    ]
 
 
 def test_only_a_missing_query_or_language_reads_as_no_plugin() -> None:

@@ -8,6 +8,7 @@ too-short documents and several ``min_shared``; and Elasticsearch parses both qu
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -69,6 +70,7 @@ def _cases(fp: Fingerprinter) -> list[tuple[str, Record, int, int]]:
         ("c", records[2], 50, 64),
         ("d", records[0], 10_000, 2),
         ("s", short, 500, 1),
+        ("x", replace(records[1], exact=""), 500, 1),  # read without its exact hash: the block match alone
     ]
 
 

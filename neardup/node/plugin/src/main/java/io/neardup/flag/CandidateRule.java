@@ -20,9 +20,9 @@ import java.util.Map;
  *   <li>A pair's score is how often it was found; pairs found fewer than {@code minShared} times are dropped
  *   ({@code minShared} is clamped to [1, 4 × seeds]). Each document keeps the {@code maxCandidates} earlier ones
  *   with the highest score, the nearer one (later in the pool) first among equal scores.
- *   <li>An {@code ok} or {@code too_short} document is paired with the first document of the pool with the same
- *   status and exact hash (with none other: all of them would tie, and the first one wins). For too-short documents
- *   that is their only rule; for {@code ok} ones it finds the copies with the same content characters whose
+ *   <li>An {@code ok} or {@code too_short} document is also paired with the first document of the pool with the same
+ *   status and exact hash (with no other of that hash: all of them would tie, and the first one wins). For too-short
+ *   documents that is their only rule; for {@code ok} ones it finds the copies with the same content characters whose
  *   fingerprints moved apart (a title on one copy only, or another one, or a text spaced out character by
  *   character). An unknown exact hash ({@code ""}) pairs with nothing.
  * </ul>

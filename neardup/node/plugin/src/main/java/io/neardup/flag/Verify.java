@@ -19,7 +19,7 @@ public final class Verify {
      * The match of {@code a} and {@code b} under {@code config}, or empty. An {@code empty} document never matches;
      * a pair with any document not {@code ok} matches (distance 0, similarity 1) only with equal exact hashes and
      * equal statuses; otherwise the sketches decide ({@code min_jaccard}, or {@code near_jaccard} within
-     * {@code max_distance} bits), or, with metadata and {@code mu < 1}, the combined score alone.
+     * {@code max_distance} bits), or, with metadata on both and {@code mu < 1}, the combined score alone.
      */
     public static Optional<Match> verify(Fingerprinted a, Fingerprinted b, VerifyConfig config) {
         if (Fingerprinted.EMPTY.equals(a.status()) || Fingerprinted.EMPTY.equals(b.status())) {
@@ -48,7 +48,7 @@ public final class Verify {
      * The drift guard: may {@code doc}, matched to some member of a cluster, join it although that member is not the
      * cluster's canonical? It must still resemble the canonical weakly: sketches at {@code near_jaccard} or seed-0
      * fingerprints within {@code max_distance} bits (within twice that without sketches; the combined score at
-     * {@code near_jaccard} with metadata). Documents not {@code ok} need the same exact hash, and neither may be
+     * {@code near_jaccard} with metadata on both). Documents not {@code ok} need the same exact hash, and neither may be
      * {@code empty}; unlike {@link #verify} the statuses need not be equal, as in Python.
      */
     public static boolean closeToCanonical(Fingerprinted doc, Fingerprinted canonical, VerifyConfig config) {

@@ -62,12 +62,16 @@ final class CandidateSearch {
             count += values.size();
         }
         BlockMatchQueryBuilder blocks = new BlockMatchQueryBuilder(tokens, Math.max(1, Math.min(minShared, count)), check);
+        String exact = (String) fields.get(FlagFields.EXACT);
+        if (exact == null || exact.isEmpty()) { // read without its hash: no copy can be told by it
+            return QueryBuilders.boolQuery().filter(version).must(blocks);
+        }
         // and the copies with the same content characters, whose fingerprints a title (given to one copy only, or
         // another one) or a text spaced out character by character can move past every block: scored as one sharing
         // every token, since nothing is closer
         QueryBuilder same = QueryBuilders.constantScoreQuery(
             QueryBuilders.boolQuery()
-                .filter(QueryBuilders.termQuery(path(target, FlagFields.EXACT), (String) fields.get(FlagFields.EXACT)))
+                .filter(QueryBuilders.termQuery(path(target, FlagFields.EXACT), exact))
                 .filter(QueryBuilders.termQuery(path(target, FlagFields.STATUS), Fingerprinted.OK))
         ).boost(count);
         return QueryBuilders.boolQuery().filter(version).should(blocks).should(same).minimumShouldMatch(1);
