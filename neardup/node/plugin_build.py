@@ -7,6 +7,7 @@ jieba or OpenCC builds again, and an unchanged one is reused.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import shutil
 import subprocess
@@ -72,11 +73,22 @@ def _digest() -> str:
 
 def build_plugin(home: Path, run_tests: bool = False) -> PluginBuild:
     """Export the data and build the plugin into ``home``; JUnit runs when ``run_tests``. A finished build of
-    the same sources is reused (its JUnit run counts only if it ran)."""
+    the same sources is reused (its JUnit run counts only if it ran). Processes building the same sources at once
+    (two ``neardup es start``, a test session and a command) take turns: Maven writing one build directory twice
+    at once leaves class files of one in the other's place."""
     build = PluginBuild(home / f"plugin-{ES_VERSION}-{_digest()}")
     marker = build.directory / ("tested.ok" if run_tests else "built.ok")
     if marker.exists():
         return build
+    home.mkdir(parents=True, exist_ok=True)
+    with open(build.directory.with_name(build.directory.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
+        if not marker.exists():  # unless the process before in turn built it
+            _build(build, run_tests, marker)
+    return build
+
+
+def _build(build: PluginBuild, run_tests: bool, marker: Path) -> None:
     mvn = shutil.which("mvn")
     if mvn is None or shutil.which("java") is None:
         raise EmbeddedESError("building the neardup plugin needs Java 17+ and Maven (`apt-get install maven`)")
@@ -104,4 +116,3 @@ def build_plugin(home: Path, run_tests: bool = False) -> PluginBuild:
         raise EmbeddedESError("building the neardup plugin with Maven failed", tail)
     (build.directory / "built.ok").write_text("", encoding="utf-8")
     marker.write_text("", encoding="utf-8")
-    return build
