@@ -211,17 +211,16 @@ def dedupe_cmd(
         record=record_config(client, index),
         fingerprint_in_es=Settings.from_env().fingerprints_in_es if fingerprint_in_es is None else fingerprint_in_es,
     )
-    try:
-        check_text_field(client, index, config)  # before the set-up: a refused dedupe leaves the mapping as it was
-    except NoTextField as exc:
-        raise UsageError(f"{exc}; if the text is in another field, name it with --text-field") from exc
-    setup_index(client, index)
     fingerprinter = Fingerprinter.default()
     bars = _Bars(sys.stderr.isatty())
     try:
+        check_text_field(client, index, config)  # before the set-up: a refused dedupe leaves the mapping as it was
+        setup_index(client, index)
         result = run_job(
             client, "dedupe", index, lambda job: dedupe(client, index, fingerprinter, config, _both(job, bars))
         )
+    except NoTextField as exc:
+        raise UsageError(f"{exc}; if the text is in another field, name it with --text-field") from exc
     finally:
         bars.close()
     no_text = result.get("no_text") or 0

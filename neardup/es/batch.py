@@ -584,23 +584,34 @@ def _holding(client: Elasticsearch, index: str, name: str) -> dict[str, Any] | N
 _CHECK_PAGE = 100
 
 
-def check_text_field(client: Elasticsearch, index: str, config: BatchConfig) -> None:
+def check_text_field(client: Elasticsearch, index: str, config: BatchConfig, most: int | None = None) -> None:
     """Raise :class:`NoTextField` where :func:`dedupe` with ``config`` would refuse ``index``. A caller that sets the
     index up before a dedupe (adds the neardup fields to its mapping) checks first, so a refused dedupe changes
-    nothing at all."""
+    nothing at all. With ``most``, the check reads at most that many documents (a request that cannot wait for a
+    scan of a large index without the field): when none of them holds a text and more remain, it cannot tell, and
+    returns as when it found one (the dedupe's own check then reads the rest)."""
     if config.record is None:
-        _check_text(client, index, config.text_field, _holding(client, index, config.text_field))
+        _check_text(client, index, config.text_field, _holding(client, index, config.text_field), most)
 
 
-def _check_text(client: Elasticsearch, index: str, name: str, holding: dict[str, Any] | None) -> None:
+def _check_text(
+    client: Elasticsearch, index: str, name: str, holding: dict[str, Any] | None, most: int | None = None
+) -> None:
     """Raise :class:`NoTextField` when ``index`` has documents but none holds a text in field ``name``
     (``holding``: see :func:`_holding`). Reads the field alone, up to the first text found: a page, unless no
-    document has one."""
+    document has one (then every document, or ``most`` of them: see :func:`check_text_field`)."""
     query = holding or {"match_all": {}}
+    read = 0
     with closing(scan(client, index, query, [name], slices=1, page_size=_CHECK_PAGE)) as pages:
-        if any(text_value(_field(h.get("_source") or {}, name)) is not None for hits in pages for h in hits):
-            return
+        for hits in pages:
+            if any(text_value(_field(h.get("_source") or {}, name)) is not None for h in hits):
+                return
+            read += len(hits)
+            if most is not None and read >= most:
+                break
     documents = client.count(index=index)["count"]
+    if most is not None and read >= most and documents > read:
+        return  # none of those read holds a text, and the rest were not read
     if documents:
         raise NoTextField(index, name, documents)
 

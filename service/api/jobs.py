@@ -27,11 +27,17 @@ def _require_index(index: str) -> None:
         raise ApiError(404, "index_not_found", f"no index {index!r}")
 
 
+#: the most documents the request reads to find a text (an index without the field is read whole otherwise, too
+#: long for a request); the job's own check reads the rest
+_CHECKED = 1_000
+
+
 def _check_text_field(index: str, config: BatchConfig) -> None:
     """400 where a dedupe with ``config`` would refuse ``index``: checked before the neardup fields are added to a
-    user's existing index, so a refused dedupe changes nothing."""
+    user's existing index, so a refused dedupe changes nothing (unless no text is among its first documents, yet
+    one is later: :data:`_CHECKED`)."""
     try:
-        check_text_field(state().client, index, config)
+        check_text_field(state().client, index, config, most=_CHECKED)
     except NoTextField as exc:
         raise ApiError(
             400,
@@ -58,7 +64,8 @@ def _start(kind: str, index: str, work: Work) -> dict[str, Any]:
     security="ApiKey",
     summary="Fingerprint and cluster every document of an index (a job)",
     responses={
-        400: "no document of the index has a text in text_field (nothing was changed)",
+        400: "bad input (the error names it), or no document of the index has a text in text_field "
+        "(no_text_field; nothing was changed)",
         409: "a dedupe job is running on the index (its id in the detail)",
     },
 )

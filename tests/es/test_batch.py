@@ -522,3 +522,19 @@ def test_a_partial_update_of_the_text_is_fingerprinted_again_once_its_version_is
     assert dedupe(es, index_name, fp)["fingerprinted"] == 1
     after = es.get(index=index_name, id="a")["_source"][schema.ROOT]
     assert after[schema.EXACT] != before and after[schema.EXACT] == fp.fingerprint(arts[1].text).exact
+
+
+def test_a_bounded_text_check_refuses_only_what_it_read_whole(es: Elasticsearch, index_name: str, twin: str) -> None:
+    """The service's request reads at most ``most`` documents: it refuses an index it read whole, and cannot tell
+    for a larger one, which the dedupe's own check then reads to the end."""
+    body = _documents()[0]["text"]
+    _load(es, [{"_id": f"n{k:03d}", "body": body} for k in range(250)], index_name)
+    _load(es, [{"_id": f"n{k:03d}", "body": body} for k in range(50)], twin)
+    config = BatchConfig()
+    batch.check_text_field(es, index_name, config, most=100)  # 150 unread: cannot tell
+    with pytest.raises(batch.NoTextField):
+        batch.check_text_field(es, index_name, config)
+    with pytest.raises(batch.NoTextField):
+        batch.check_text_field(es, twin, config, most=100)  # all 50 read
+    es.index(index=index_name, id="z-last", document={"text": body}, refresh=True)
+    batch.check_text_field(es, index_name, config)  # the one text, found at the end
