@@ -8,15 +8,24 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from neardup import node as esnode
 from neardup.config import Settings
+from neardup.errors import EmbeddedESError
 
-from .common import reports_errors, settings_from
+from .common import fail, reports_errors, settings_from
 
 __all__ = ["es"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: `neardup es status`: the launcher runs but a node does not answer, no master is elected, or the cluster is red
+EXIT_DEGRADED = 4
+#: `neardup es status`: no embedded Elasticsearch runs from the data directory
+EXIT_NOT_RUNNING = 3
+#: `neardup es start` interrupted (Ctrl-C), as a shell reports SIGINT
+EXIT_INTERRUPTED = 130
 
 
 def _data_option(func: F) -> F:
@@ -45,14 +54,51 @@ def es() -> None:
 @click.pass_context
 @reports_errors
 def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | None) -> None:
-    """Start the embedded cluster in the background and wait until it is healthy."""
+    """Start the embedded cluster in the background and wait until it is healthy.
+
+    If it already runs from the data directory, say so at once; options given that differ from the running
+    cluster's are an error. Ctrl-C while it starts stops it again (exit 130)."""
     settings = settings_from(ctx)
-    info, started = esnode.start(settings.home, _data_dir(settings, data), port=port, nodes=nodes, heap=heap)
+    where = _data_dir(settings, data)
+    try:
+        info, started = esnode.start(settings.home, where, port=port, nodes=nodes, heap=heap)
+    except KeyboardInterrupt:
+        fail(f"interrupted: nothing was left starting from {where.resolve()}", EXIT_INTERRUPTED)
+        return
     if started:
         click.echo(f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})")
-    else:
-        asked = "" if (info.port, info.nodes) == (port, nodes) else " (as it was started; `neardup es stop` it first)"
-        click.echo(f"already running: {info.url} ({info.nodes} node(s), pid {info.pid}){asked}; nothing to do")
+        return
+    asked = {"port": port, "nodes": nodes, "heap": heap}
+    given = [name for name in asked if ctx.get_parameter_source(name) not in _DEFAULTS]
+    # a state file of an earlier version records no heap: then it cannot differ
+    differs = [name for name in given if getattr(info, name) not in (asked[name], "")]
+    if differs:
+        runs = " ".join(f"--{name} {getattr(info, name)}" for name in asked if getattr(info, name) != "")
+        raise EmbeddedESError(
+            f"Elasticsearch already runs from {info.data} with {runs} (pid {info.pid}), not "
+            + " ".join(f"--{name} {asked[name]}" for name in differs)
+            + ": `neardup es stop` it first, or give another --data"
+        )
+    click.echo(f"already running: {info.url} ({info.nodes} node(s), pid {info.pid}); nothing to do")
+    status = esnode.cluster_status(where)
+    if status is not None and not status.whole:
+        click.echo(f"but {_shortfall(status)}: see `neardup es status`", err=True)
+
+
+_DEFAULTS = (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+
+def _shortfall(status: esnode.ClusterStatus) -> str:
+    """What keeps a running cluster from being whole, in a few words."""
+    down = [n.name for n in status.nodes if not n.answers]
+    if down:
+        return f"{len(status.nodes) - len(down)} of {len(status.nodes)} node(s) answer ({', '.join(down)} not)"
+    health = status.health
+    if health is None:
+        return "no elected master answers"
+    if health.get("number_of_nodes") != status.info.nodes:
+        return f"the cluster has {health.get('number_of_nodes')} of its {status.info.nodes} nodes"
+    return f"the cluster is {health.get('status')}"
 
 
 @es.command("status")
@@ -60,13 +106,28 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
 @click.pass_context
 @reports_errors
 def es_status(ctx: click.Context, data: Path | None) -> None:
-    """Say whether the embedded cluster runs (exit 0) or not (exit 3)."""
+    """Say whether the embedded cluster runs, and what of it answers: each node, and the cluster health.
+
+    Exit 0: it runs, every node answers and the cluster is green or yellow; 4: it runs degraded (a node does not
+    answer, no master is elected, or the cluster is red); 3: it does not run."""
     settings = settings_from(ctx)
-    info = esnode.running_node(_data_dir(settings, data))
-    if info is None:
+    status = esnode.cluster_status(_data_dir(settings, data))
+    if status is None:
         click.echo("not running")
-        sys.exit(3)
-    click.echo(f"running: {info.url} ({info.nodes} node(s), pid {info.pid}, data {info.data})")
+        sys.exit(EXIT_NOT_RUNNING)
+    info, health = status.info, status.health
+    if health is not None:
+        cluster = f"cluster {health.get('status')}, {health.get('number_of_nodes')} of {info.nodes} node(s)"
+    elif any(node.answers for node in status.nodes):
+        cluster = "no cluster health (no elected master answers)"
+    else:
+        cluster = "no node answers"
+    state = "running" if status.whole else "degraded"
+    click.echo(f"{state}: {info.url} ({info.nodes} node(s), pid {info.pid}, data {info.data}); {cluster}")
+    for node in status.nodes:
+        click.echo(f"  {node.name} {node.url}: {node.describe()}")
+    if not status.whole:
+        sys.exit(EXIT_DEGRADED)
 
 
 @es.command("node")

@@ -4,14 +4,19 @@ The launcher (``es_runner/``, a small Maven project) runs real Elasticsearch 8.x
 Elastic's jars on Maven Central inside one JVM, bound to 127.0.0.1, with neardup's own plugin
 (``plugin/``: the ``neardup`` ingest processor and script language, the same build users install as a
 zip) on its class path. This module owns its life cycle; the state of a running node is a JSON file in
-its data directory (pid, port, url).
+its data directory (pid, port, url), written under a lock file there by the one start that launched it. The
+launcher's output, Elasticsearch's log included, goes to ``neardup-es.log`` beside it (the previous run's is kept
+as ``neardup-es.log.1``).
 """
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -20,8 +25,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -34,9 +39,13 @@ from .versions import ES_VERSION
 
 __all__ = [
     "ES_VERSION",
+    "ClusterStatus",
     "NodeInfo",
+    "NodeState",
     "TemporaryCluster",
     "build_runner",
+    "cluster_status",
+    "control",
     "running_node",
     "start",
     "stop",
@@ -52,6 +61,10 @@ STATE_FILE = "neardup-es.json"
 # keeps Python from warning that a child is still running when the object is collected.
 _DETACHED: list[subprocess.Popen[bytes]] = []
 LOG_FILE = "neardup-es.log"
+#: held (flock) by a start while it checks, launches, records and waits: two starts never launch two clusters
+LOCK_FILE = "neardup-es.lock"
+#: the oldest Java Elasticsearch 8 runs on (and the launcher is compiled for)
+JAVA_MIN = 17
 
 
 @dataclass(frozen=True)
@@ -62,13 +75,52 @@ class NodeInfo:
     url: str
     data: str
     started_at: float
+    heap: str = ""  # not in the state files of earlier versions
 
 
 def _java() -> str:
+    """The java of ES_JAVA_HOME, else of JAVA_HOME, else the one on PATH (the order of Elasticsearch's own
+    scripts), checked to be new enough."""
+    for var in ("ES_JAVA_HOME", "JAVA_HOME"):
+        home = os.environ.get(var)
+        if home:
+            in_home = Path(home) / "bin" / "java"
+            if not (in_home.is_file() and os.access(in_home, os.X_OK)):
+                raise EmbeddedESError(f"{var} is {home}, which has no bin/java: point it at a JDK {JAVA_MIN} or newer")
+            return _new_enough(str(in_home), f"{var} ({in_home})")
     java = shutil.which("java")
     if java is None:
         raise EmbeddedESError(
-            "Java not found: install a JDK 17 or newer (e.g. `apt-get install openjdk-17-jdk-headless`)"
+            f"Java not found: install a JDK {JAVA_MIN} or newer (e.g. `apt-get install openjdk-17-jdk-headless`), "
+            "or set ES_JAVA_HOME or JAVA_HOME to one"
+        )
+    return _new_enough(java, java)
+
+
+_JAVA_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
+
+
+@functools.lru_cache(maxsize=8)
+def _java_major(java: str) -> int | None:
+    """The major version ``java -version`` reports (8 for "1.8.0_392"), or None when it says none."""
+    try:
+        proc = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = _JAVA_VERSION.search(proc.stderr + proc.stdout)
+    if found is None:
+        return None
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major
+
+
+def _new_enough(java: str, where: str) -> str:
+    # an older java fails only inside the JVM, with an UnsupportedClassVersionError in the log
+    major = _java_major(java)
+    if major is not None and major < JAVA_MIN:
+        raise EmbeddedESError(
+            f"{where} is Java {major}: Elasticsearch {ES_VERSION} needs a JDK {JAVA_MIN} or newer; "
+            "set ES_JAVA_HOME (or JAVA_HOME) to one"
         )
     return java
 
@@ -121,25 +173,65 @@ def _state_path(data: Path) -> Path:
     return data / STATE_FILE
 
 
-def _is_launcher(pid: int) -> bool:
+def _is_launcher(pid: int, data: Path) -> bool:
+    """Whether ``pid`` is a launcher running from ``data``: a state file copied with its directory (``cp -r``)
+    names the original's launcher, which is not this directory's."""
     try:
         cmdline = psutil.Process(pid).cmdline()
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return False
-    return LAUNCHER_CLASS in cmdline
+    if LAUNCHER_CLASS not in cmdline or "--data" not in cmdline[:-1]:
+        return False
+    given: str = cmdline[cmdline.index("--data") + 1]
+    return given == str(data)
 
 
 def running_node(data: Path) -> NodeInfo | None:
-    """The node recorded in ``data`` if its process is still alive, else None (stale state is removed)."""
+    """The node recorded in ``data`` if its launcher is still alive and runs from ``data``, else None (stale state
+    is removed)."""
+    data = data.resolve()
     path = _state_path(data)
     try:
         info = NodeInfo(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if _is_launcher(info.pid):
+    if _is_launcher(info.pid, data):
         return info
     path.unlink(missing_ok=True)
     return None
+
+
+def _forget(data: Path, pid: int) -> None:
+    """Remove the state file if it still records ``pid``: never one another start wrote."""
+    path = _state_path(data)
+    try:
+        recorded = json.loads(path.read_text()).get("pid")
+    except (OSError, ValueError, AttributeError):
+        return
+    if recorded == pid:
+        path.unlink(missing_ok=True)
+
+
+@contextmanager
+def _locked(data: Path, deadline: float) -> Iterator[None]:
+    """Hold ``data``'s lock file until the block ends, waiting until ``deadline`` for another start to let go."""
+    data.mkdir(parents=True, exist_ok=True)
+    with open(data / LOCK_FILE, "ab") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise EmbeddedESError(
+                        f"another `neardup es start` is still starting Elasticsearch from {data}; "
+                        "wait for it, or stop it"
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _port_free(port: int) -> bool:
@@ -154,20 +246,48 @@ def _port_free(port: int) -> bool:
 
 
 def _health(url: str, timeout: float = 2.0) -> dict[str, object] | None:
+    # master_timeout: without an elected master the health API would wait 30 s for one, then answer 503
+    query = f"master_timeout={max(1, int(timeout))}s"
     try:
-        with urllib.request.urlopen(f"{url}/_cluster/health", timeout=timeout) as resp:
+        with urllib.request.urlopen(f"{url}/_cluster/health?{query}", timeout=timeout + 1) as resp:
             body = json.loads(resp.read())
     except (OSError, ValueError, urllib.error.URLError):
         return None
     return body if isinstance(body, dict) else None
 
 
-def _log_tail(data: Path, lines: int = 15) -> str:
+def _answers(url: str, timeout: float = 2.0) -> bool:
+    """Whether a node serves HTTP at ``url`` (``GET /`` needs no elected master)."""
     try:
-        text = (data / LOG_FILE).read_text(errors="replace")
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return bool(resp.status == 200)
+    except (OSError, ValueError, urllib.error.URLError):
+        return False
+
+
+#: the frames of a Java stack trace: a tail of them says nothing
+_STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
+
+
+def _log_tail(data: Path, lines: int = 20, width: int = 600) -> str:
+    """The last ``lines`` messages of this run's log (stack frames left out, long lines cut at ``width``)."""
+    try:
+        with open(data / LOG_FILE, "rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - 256_000))
+            text = log.read().decode(errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.splitlines()[-lines:])
+    kept = [line if len(line) <= width else line[:width] + " …" for line in text.splitlines()]
+    return "\n".join([line for line in kept if not _STACK_FRAME.match(line)][-lines:])
+
+
+def _new_log(data: Path) -> Path:
+    """This run's log file, empty; the previous run's is kept as ``.1`` (so each file holds one run, and a failed
+    start shows only its own lines)."""
+    log = data / LOG_FILE
+    if log.exists() and log.stat().st_size > 0:
+        os.replace(log, data / f"{LOG_FILE}.1")
+    return log
 
 
 def _classpath(home: Path, plugin: bool) -> str:
@@ -192,91 +312,140 @@ def start(
 ) -> tuple[NodeInfo, bool]:
     """Start the embedded cluster (or find the one already running). Returns (info, started_now).
 
+    A start holds ``data``'s lock file from its check to the end of its wait, so a second start waits for the
+    first, then finds its cluster. A start that fails, times out or is interrupted (KeyboardInterrupt, re-raised)
+    stops what it launched.
+
     ``plugin`` False starts bare Elasticsearch nodes, without neardup's plugin (as a cluster where it is not
     installed)."""
-    data = data.resolve()
-    deadline = time.monotonic() + timeout
-    current = running_node(data)
-    if current is not None:
-        if time.time() - current.started_at < timeout and _health(current.url) is None:  # an earlier start's, starting
-            _wait_until_healthy(current, deadline, lambda: None if running_node(data) else "it stopped", data)
-        return current, False
     if nodes < 1 or nodes > 9:
         raise EmbeddedESError("--nodes must be between 1 and 9")
-    held = sorted(p.name for p in data.glob("node-[0-9]") if p.is_dir())
-    if held and len(held) != nodes:  # the cluster state on disk expects its own nodes: it would wait for them
+    data = data.resolve()
+    with _locked(data, time.monotonic() + timeout):
+        current = running_node(data)
+        if current is not None:  # under the lock: the start that launched it is done, whatever came of it
+            return current, False
+        _check_held(data, nodes)
+        java = _java()
+        _check_ports(port, nodes)
+        classpath = _classpath(home, plugin)
+        control = data / "control"
+        # requests to, and states of, the nodes of a cluster that is gone
+        for stale in [*control.glob("st*-node-*"), *control.glob("node-[0-9]")]:
+            stale.unlink(missing_ok=True)
+        cmd = [
+            java,
+            f"-Xms{heap}",
+            f"-Xmx{heap}",
+            "-XX:+UseG1GC",
+            "-Djava.awt.headless=true",
+            "-Dfile.encoding=UTF-8",
+            "-Dlog4j2.disable.jmx=true",
+            "-cp",
+            classpath,
+            LAUNCHER_CLASS,
+            "--port",
+            str(port),
+            "--nodes",
+            str(nodes),
+            "--data",
+            str(data),
+            *(["--plugin", PLUGIN_CLASS] if plugin else []),
+        ]
+        with open(_new_log(data), "wb") as log:
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        _DETACHED.append(proc)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            info = NodeInfo(
+                pid=proc.pid, port=port, nodes=nodes, url=url, data=str(data), started_at=time.time(), heap=heap
+            )
+            _state_path(data).write_text(json.dumps(asdict(info)))
+            _wait_until_healthy(info, proc, time.monotonic() + timeout, data)
+        except BaseException:  # failed, timed out, or Ctrl-C: the JVM (in its own session) would start on unseen
+            _abandon(proc, data)
+            raise
+    return info, True
+
+
+def _check_held(data: Path, nodes: int) -> None:
+    """Refuse a start the node directories in ``data`` would keep from forming a cluster: the cluster state on disk
+    expects its own nodes, node-0 to node-(N-1), and would wait for them."""
+    held = sorted(int(p.name.removeprefix("node-")) for p in data.glob("node-[0-9]") if p.is_dir())
+    if not held:
+        return
+    size = held[-1] + 1
+    there = ", ".join(f"node-{n}" for n in held)
+    missing = [f"node-{n}" for n in range(size) if n not in held]
+    if missing:
         raise EmbeddedESError(
-            f"{data} holds the data of a {len(held)}-node cluster ({', '.join(held)}); start it with "
-            f"`neardup es start --nodes {len(held)}`, or give another --data"
+            f"{data} holds the data of a {size}-node cluster without {', '.join(missing)} (it has {there}): "
+            f"no number of nodes starts it; put {' and '.join(missing)} back, or give another --data"
         )
-    for stale in (data / "control").glob("st*-node-*"):  # a request to a cluster that is gone
-        stale.unlink(missing_ok=True)
-    java = _java()
+    if size != nodes:
+        raise EmbeddedESError(
+            f"{data} holds the data of a {size}-node cluster ({there}); start it with "
+            f"`neardup es start --nodes {size}`, or give another --data"
+        )
+
+
+def _check_ports(port: int, nodes: int) -> None:
     for p in [*range(port, port + nodes), *range(port + 100, port + 100 + nodes)]:
         if not _port_free(p):
             raise EmbeddedESError(
                 f"port {p} on 127.0.0.1 is busy (the nodes take HTTP ports from {port} and transport ports from "
                 f"{port + 100}); choose another first port: neardup es start --port, neardup demo --es-port"
             )
-    classpath = _classpath(home, plugin)
-    data.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        java,
-        f"-Xms{heap}",
-        f"-Xmx{heap}",
-        "-XX:+UseG1GC",
-        "-Djava.awt.headless=true",
-        "-Dfile.encoding=UTF-8",
-        "-Dlog4j2.disable.jmx=true",
-        "-cp",
-        classpath,
-        LAUNCHER_CLASS,
-        "--port",
-        str(port),
-        "--nodes",
-        str(nodes),
-        "--data",
-        str(data),
-        *(["--plugin", PLUGIN_CLASS] if plugin else []),
-    ]
-    with open(data / LOG_FILE, "ab") as log:
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    _DETACHED.append(proc)
-    url = f"http://127.0.0.1:{port}"
-    info = NodeInfo(pid=proc.pid, port=port, nodes=nodes, url=url, data=str(data), started_at=time.time())
-    _state_path(data).write_text(json.dumps(asdict(info)))
-
-    def exited() -> str | None:
-        return None if proc.poll() is None else f"it exited with status {proc.returncode}"
-
-    try:
-        _wait_until_healthy(info, deadline, exited, data)
-    except EmbeddedESError:
-        _terminate(proc.pid)
-        _state_path(data).unlink(missing_ok=True)
-        raise
-    return info, True
 
 
-def _wait_until_healthy(info: NodeInfo, deadline: float, gone: Callable[[], str | None], data: Path) -> None:
-    """Wait until the cluster ``info`` describes answers with all its nodes, green or yellow; raise when ``gone``
-    says why it never will, or at ``deadline``."""
+def _wait_until_healthy(info: NodeInfo, proc: subprocess.Popen[bytes], deadline: float, data: Path) -> None:
+    """Wait until the cluster ``info`` describes answers with all its nodes, green or yellow; raise when its launcher
+    ``proc`` exits, or at ``deadline``."""
     while True:
-        why = gone()
-        if why is not None:
-            raise EmbeddedESError(f"Elasticsearch at {info.url}: {why}", _log_tail(data))
+        if proc.poll() is not None:
+            tail = _log_tail(data)
+            why = f"Elasticsearch at {info.url} exited with status {proc.returncode} before it was healthy"
+            if "UnsupportedClassVersionError" in tail:
+                why += f" (the launcher needs a JDK {JAVA_MIN} or newer: set ES_JAVA_HOME)"
+            raise EmbeddedESError(f"{why}; its log ({data / LOG_FILE}) ends above", tail)
         health = _health(info.url)
         if health and health.get("number_of_nodes") == info.nodes and health.get("status") in {"green", "yellow"}:
             return
         if time.monotonic() > deadline:
             raise EmbeddedESError(
-                f"Elasticsearch at {info.url} (pid {info.pid}) did not become healthy in time; "
-                "its log is below (`neardup es stop` stops it)",
+                f"Elasticsearch at {info.url} did not become healthy in time and was stopped; "
+                f"its log ({data / LOG_FILE}) ends above",
                 _log_tail(data),
             )
         time.sleep(0.5)
+
+
+def _abandon(proc: subprocess.Popen[bytes], data: Path) -> None:
+    """Stop a launcher this process started and forget it; a second Ctrl-C meanwhile kills it at once."""
+    try:
+        _terminate(proc.pid)
+    except KeyboardInterrupt:
+        _kill(proc.pid)
+        raise
+    finally:
+        _reap(proc.pid)
+        _forget(data, proc.pid)
+
+
+def _reap(pid: int) -> None:
+    for proc in [p for p in _DETACHED if p.pid == pid]:  # started by this process: collect its exit status
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            continue
+        _DETACHED.remove(proc)
+
+
+def _kill(pid: int) -> None:
+    with suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def _terminate(pid: int, grace: float = 30.0) -> None:
@@ -289,7 +458,7 @@ def _terminate(pid: int, grace: float = 30.0) -> None:
     except psutil.NoSuchProcess:
         return
     except psutil.TimeoutExpired:
-        os.killpg(pid, signal.SIGKILL)
+        _kill(pid)
 
 
 def stop(data: Path) -> NodeInfo:
@@ -299,11 +468,17 @@ def stop(data: Path) -> NodeInfo:
     if info is None:
         raise EmbeddedESError(f"no embedded Elasticsearch is running from {data}")
     _terminate(info.pid)
-    for proc in [p for p in _DETACHED if p.pid == info.pid]:  # started by this process: reap it
-        proc.wait(timeout=30)
-        _DETACHED.remove(proc)
-    _state_path(data).unlink(missing_ok=True)
+    _reap(info.pid)
+    _forget(data, info.pid)
     return info
+
+
+def _launcher_state(data: Path, node: int) -> str:
+    """What the launcher last recorded of ``node``: "started", "stopped", "failed: …", or "" (nothing yet)."""
+    try:
+        return (data / "control" / f"node-{node}").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
 
 
 def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
@@ -320,6 +495,13 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
         raise EmbeddedESError(f"the cluster has nodes 0 to {info.nodes - 1}, not {node}")
     if action == "stop" and info.nodes == 1:
         raise EmbeddedESError("the cluster has only node 0: `neardup es stop` stops it")
+    if action == "start" and _launcher_state(data, node) != "started":  # as `es start` does, before the launcher
+        for p in (info.port + node, info.port + 100 + node):
+            if not _port_free(p):
+                raise EmbeddedESError(
+                    f"port {p} on 127.0.0.1 is busy: node-{node} takes HTTP port {info.port + node} and transport "
+                    f"port {info.port + 100 + node}; free it, then start the node again"
+                )
     request = data / "control" / f"{action}-node-{node}"
     request.parent.mkdir(parents=True, exist_ok=True)
     request.touch()
@@ -328,10 +510,65 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
         if time.monotonic() > deadline:
             raise EmbeddedESError(f"node-{node} did not {action} within {timeout:.0f}s", _log_tail(data))
         time.sleep(0.2)
-    state = (data / "control" / f"node-{node}").read_text(encoding="utf-8").strip()
+    state = _launcher_state(data, node)
     if state.startswith("failed"):
         raise EmbeddedESError(f"node-{node}: {state}", _log_tail(data))
     return state
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """One node of a running cluster as ``neardup es status`` shows it."""
+
+    name: str
+    url: str
+    answers: bool  # serves HTTP now
+    launcher: str  # what the launcher recorded (see _launcher_state)
+
+    def describe(self) -> str:
+        number = self.name.removeprefix("node-")
+        if self.answers:
+            return "up"
+        if self.launcher == "stopped":
+            return f"stopped (`neardup es node start {number}` starts it again)"
+        if self.launcher.startswith("failed"):
+            return f"down, {self.launcher}"
+        if self.launcher == "":
+            return "not up yet (starting)"
+        return "not answering"
+
+
+@dataclass(frozen=True)
+class ClusterStatus:
+    """A running cluster as it answers: each node, and the cluster health when a node gives it."""
+
+    info: NodeInfo
+    nodes: tuple[NodeState, ...]
+    health: dict[str, object] | None
+
+    @property
+    def whole(self) -> bool:
+        """Every node answers, and the cluster is green or yellow with all of them."""
+        return (
+            all(n.answers for n in self.nodes)
+            and self.health is not None
+            and self.health.get("status") in {"green", "yellow"}
+            and self.health.get("number_of_nodes") == self.info.nodes
+        )
+
+
+def cluster_status(data: Path) -> ClusterStatus | None:
+    """The cluster running from ``data`` as it answers now (each node's HTTP port probed), or None when none runs."""
+    data = data.resolve()
+    info = running_node(data)
+    if info is None:
+        return None
+    nodes = tuple(
+        NodeState(f"node-{n}", url, _answers(url), _launcher_state(data, n))
+        for n, url in ((n, f"http://127.0.0.1:{info.port + n}") for n in range(info.nodes))
+    )
+    health = next((h for h in (_health(n.url) for n in nodes if n.answers) if h is not None), None)
+    return ClusterStatus(info, nodes, health)
 
 
 class TemporaryCluster:

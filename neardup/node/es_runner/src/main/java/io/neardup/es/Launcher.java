@@ -6,6 +6,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import org.apache.logging.log4j.core.Filter;
+import org.apache.logging.log4j.core.appender.ConsoleAppender;
+import org.apache.logging.log4j.core.config.Configurator;
+import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
+import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilderFactory;
+import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.env.Environment;
@@ -24,6 +33,11 @@ import org.elasticsearch.transport.netty4.Netty4Plugin;
  * for it; the launcher removes the file when done and records the node's state in
  * {@code DIR/control/node-N} ({@code started} or {@code stopped}).
  *
+ * <p>Elasticsearch logs at INFO and above to standard output, in its usual pattern with the node's name in each
+ * line; {@code neardup es start} sends standard output and error to {@code DIR/neardup-es.log}, one file per run.
+ * A node that cannot start stops the launcher (exit status 1) at startup, and is closed again when started on
+ * request, so that a later request starts it anew.
+ *
  * <p>Each {@code --plugin CLASS} adds a plugin found on the class path by name: neardup's own plugin
  * ({@code io.neardup.plugin.NeardupPlugin}, the ingest processor and the {@code neardup} script language) is
  * built separately, as the zip users install, and this launcher does not compile against it.
@@ -34,9 +48,20 @@ public final class Launcher {
     /** What every embedded node runs: HTTP, and {@code GET /} (the distribution's rest-root module is not published). */
     private static final List<Class<? extends Plugin>> BUILT_IN = List.of(Netty4Plugin.class, RootEndpointPlugin.class);
 
+    /**
+     * Elasticsearch's pattern, with the node's name taken from the thread's: the nodes share this JVM, and so one
+     * log configuration ({@code %node_name} holds a single name per JVM). Elasticsearch names its threads
+     * {@code elasticsearch[NODE][POOL][T#N]}; the launcher names its own thread so while it builds or starts a node.
+     */
+    private static final String PATTERN =
+        "[%d{ISO8601}][%-5p][%-25c{1.}] [%replace{%t}{^elasticsearch\\[([^\\]]+)\\].*$}{$1}] %m%n";
+
     private Launcher() {}
 
     public static void main(String[] args) throws Exception {
+        // first, before a class loaded below starts Log4j: the nodes log while the shutdown hook closes them, and
+        // Log4j's own hook must not stop logging before
+        System.setProperty("log4j.shutdownHookEnabled", "false");
         int port = 9200;
         int nodes = 1;
         Integer transportPort = null;
@@ -66,8 +91,7 @@ public final class Launcher {
         }
         int firstTransport = transportPort != null ? transportPort : port + 100;
 
-        LogConfigurator.configureESLogging();
-        LogConfigurator.configureWithoutConfig(Settings.EMPTY);
+        configureLogging();
 
         List<String> names = new ArrayList<>();
         List<String> seeds = new ArrayList<>();
@@ -100,11 +124,16 @@ public final class Launcher {
             String nodeName = names.get(n);
             Environment environment = InternalSettingsPreparer.prepareEnvironment(settings.build(), Map.of(), config, () -> nodeName);
             environments.add(environment);
-            Node node = new EmbeddedNode(environment, plugins);
             synchronized (started) {
-                started.add(node);
+                started.add(null);
             }
-            node.start();
+            try {
+                startNode(n, started, environment, plugins);
+            } catch (Throwable e) {
+                // exit, so that `neardup es start` reports it at once; the shutdown hook closes the nodes already up
+                log().error("neardup-es: " + nodeName + " failed to start", e);
+                System.exit(1);
+            }
             Files.writeString(control.resolve(nodeName), "started");
         }
         System.out.println("neardup-es: started " + nodes + " node(s) at http://127.0.0.1:" + port);
@@ -130,8 +159,13 @@ public final class Launcher {
                     node = nodes.get(n);
                 }
                 if (node != null) {
-                    node.close();
-                    node.awaitClose(60, java.util.concurrent.TimeUnit.SECONDS);
+                    String threadName = nameThreadFor(n);
+                    try {
+                        node.close();
+                        node.awaitClose(60, java.util.concurrent.TimeUnit.SECONDS);
+                    } finally {
+                        Thread.currentThread().setName(threadName);
+                    }
                     synchronized (nodes) {
                         nodes.set(n, null);
                     }
@@ -139,18 +173,18 @@ public final class Launcher {
                 Files.writeString(control.resolve(name), "stopped");
                 Files.deleteIfExists(stop);
             } else if (Files.exists(start)) {
+                Node running;
                 synchronized (nodes) {
-                    if (nodes.get(n) == null) {
-                        Node node = new EmbeddedNode(environment, plugins);
-                        nodes.set(n, node);
-                        node.start();
-                    }
+                    running = nodes.get(n);
+                }
+                if (running == null) {  // a node in its slot is one that started: starting it again is nothing to do
+                    startNode(n, nodes, environment, plugins);
                 }
                 Files.writeString(control.resolve(name), "started");
                 Files.deleteIfExists(start);
             }
         } catch (Exception e) {
-            System.err.println("neardup-es: " + name + ": " + e);
+            log().error("neardup-es: " + name + " failed to " + (Files.exists(stop) ? "stop" : "start"), e);
             try {
                 Files.writeString(control.resolve(name), "failed: " + e);
                 Files.deleteIfExists(stop);
@@ -161,19 +195,93 @@ public final class Launcher {
         }
     }
 
-    private static void closeAll(List<Node> nodes) {
-        synchronized (nodes) {
-            for (Node node : nodes) {
-                if (node == null) {
-                    continue;
+    /**
+     * Builds and starts node {@code n} into its slot of {@code nodes}. The slot holds the node while it starts, so
+     * that the shutdown hook closes it too; a node that fails to start is closed (its ports, its data directory's
+     * lock and its threads freed) and its slot emptied, so that a later request starts a new one.
+     */
+    private static void startNode(int n, List<Node> nodes, Environment environment,
+            List<Class<? extends Plugin>> plugins) throws Exception {
+        String threadName = nameThreadFor(n);
+        try {
+            Node node = new EmbeddedNode(environment, plugins);
+            synchronized (nodes) {
+                nodes.set(n, node);
+            }
+            try {
+                node.start();
+            } catch (Exception | Error e) {
+                synchronized (nodes) {
+                    nodes.set(n, null);
                 }
                 try {
                     node.close();
+                    node.awaitClose(60, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
+            }
+        } finally {
+            Thread.currentThread().setName(threadName);
+        }
+    }
+
+    /**
+     * Elasticsearch's log, INFO and above, to standard output ({@code neardup-es.log}); before this only errors
+     * were logged, so a start that hung showed nothing of why.
+     */
+    private static void configureLogging() {
+        LogConfigurator.configureESLogging();
+        LogConfigurator.configureWithoutConfig(Settings.EMPTY);  // the status logger, errors only
+        ConfigurationBuilder<BuiltConfiguration> builder = ConfigurationBuilderFactory.newConfigurationBuilder();
+        builder.setStatusLevel(Level.ERROR);
+        builder.setConfigurationName("neardup-es");
+        builder.add(builder.newAppender("stdout", "Console")
+            .addAttribute("target", ConsoleAppender.Target.SYSTEM_OUT)
+            .add(builder.newLayout("PatternLayout").addAttribute("pattern", PATTERN)));
+        builder.add(builder.newRootLogger(Level.INFO).add(builder.newAppenderRef("stdout")));
+        // as Elasticsearch's own configuration: Lucene's notes on how it reads files are not news
+        quiet(builder, "org.apache.lucene.store.MemorySegmentIndexInputProvider", "Using MemorySegmentIndexInput.*");
+        quiet(builder, "org.apache.lucene.util.VectorUtilProvider", ".* incubator module is not readable.*");
+        Configurator.reconfigure(builder.build());
+    }
+
+    /** The launcher's logger, asked for only once logging is configured (a static one would configure it first). */
+    private static Logger log() {
+        return LogManager.getLogger(Launcher.class);
+    }
+
+    private static void quiet(ConfigurationBuilder<BuiltConfiguration> builder, String logger, String regex) {
+        builder.add(builder.newLogger(logger)
+            .add(builder.newFilter("RegexFilter", Filter.Result.DENY, Filter.Result.NEUTRAL).addAttribute("regex", regex)));
+    }
+
+    private static void closeAll(List<Node> nodes) {
+        synchronized (nodes) {
+            for (int n = 0; n < nodes.size(); n++) {
+                Node node = nodes.get(n);
+                if (node == null) {
+                    continue;
+                }
+                String threadName = nameThreadFor(n);
+                try {
+                    node.close();
                 } catch (Exception e) {
-                    System.err.println("neardup-es: error closing a node: " + e);
+                    System.err.println("neardup-es: error closing node-" + n + ": " + e);
+                } finally {
+                    Thread.currentThread().setName(threadName);
                 }
             }
         }
+    }
+
+    /** Names this thread after node {@code n}, for the log's node column (PATTERN); returns the name it had. */
+    private static String nameThreadFor(int n) {
+        Thread thread = Thread.currentThread();
+        String name = thread.getName();
+        thread.setName("elasticsearch[node-" + n + "][neardup-launcher]");
+        return name;
     }
 
     /** A plugin class on the class path, by name; a missing or wrong one stops the launcher before any node starts. */
