@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -64,23 +66,27 @@ def read_from(path: Path) -> Iterator[IO[bytes]]:
 
 
 @contextmanager
-def written_whole(output: Path) -> Iterator[IO[str]]:
+def written_whole(output: Path, dash: bool = False) -> Iterator[IO[str]]:
     """A text file to write ``output`` through: written as ``<output>.part`` and moved into place once complete,
     so there is never a half-written output; a path that cannot be written ends the command with a message.
 
-    A symbolic link is followed: the file it points to is replaced, the link kept. What cannot be replaced is written
-    as it goes: :data:`STDIO` (standard output), and a path that is there but is no regular file (``/dev/null``, a
-    named pipe)."""
-    if output == STDIO:
-        sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+    A symbolic link to a file is followed: the file it points to is replaced, the link kept. What cannot be replaced
+    is written as it goes: with ``dash`` (a command whose output may be standard output), :data:`STDIO`; a path that
+    is there but is no regular file (``/dev/null``, a named pipe); and one reached through ``/proc`` (``/dev/stdout``,
+    ``/dev/fd/N``: the command's own output, maybe a file it appends to)."""
+    if dash and output == STDIO:
+        if isinstance(sys.stdout, io.TextIOWrapper):
+            sys.stdout.reconfigure(encoding="utf-8")
         yield sys.stdout
         sys.stdout.flush()
         return
-    target = Path(os.path.realpath(output))
-    through = target.exists() and not target.is_file()
+    through = _written_through(output)
+    target = output if through else Path(os.path.realpath(output))
     tmp = target if through else target.with_name(target.name + ".part")
     try:
-        out = open(tmp, "w", encoding="utf-8")  # noqa: SIM115 (closed below, the part file removed on any failure)
+        # appended to when written through: /dev/stdout may be a file the shell opened to append to (a shell's ">"
+        # emptied it already), and a device or a pipe has nothing to keep
+        out = open(tmp, "a" if through else "w", encoding="utf-8")  # noqa: SIM115 (closed below; part file removed)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror}", 2)
     try:
@@ -96,6 +102,23 @@ def written_whole(output: Path) -> Iterator[IO[str]]:
         raise
     if not through:
         tmp.replace(target)
+
+
+def _written_through(output: Path) -> bool:
+    """Whether ``output`` is written as it is, not replaced (see :func:`written_whole`)."""
+    try:
+        if not stat.S_ISREG(os.stat(output).st_mode):  # follows links, /proc's too
+            return True
+    except OSError:  # not there (nor a link's target): made
+        return False
+    path = os.path.abspath(output)
+    for _ in range(40):  # a chain of links, each step checked for /proc
+        if os.path.realpath(os.path.dirname(path)).startswith("/proc/"):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return True
 
 
 def read_jsonl(
@@ -309,7 +332,7 @@ def cluster_cmd(
     t1 = time.perf_counter()
     assignment = cluster_records(records, lambda r: r.fingerprints, config)
     t2 = time.perf_counter()
-    with written_whole(output) as out:
+    with written_whole(output, dash=True) as out:
         for k, (doc, rec) in enumerate(zip(docs, records, strict=True)):
             dup = int(assignment.duplicate_of[k])
             line = {

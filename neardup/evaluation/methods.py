@@ -89,8 +89,9 @@ def _plain_tf_simhash(p: Prepared, idf: IdfTable) -> list[int]:
 
 
 def hamming_components(records: Sequence[Record], max_distance: int = 3) -> list[int]:
-    """Traditional SimHash's clusters: every pair within ``max_distance`` bits of seed 0 (4 blocks of 16 bits:
-    within 3 bits such a pair shares one, so the candidate rule proposes it), joined transitively.
+    """Traditional SimHash's clusters: the pairs within ``max_distance`` bits of seed 0 that the candidate rule
+    proposes (within 3 bits a pair shares one of the 4 blocks of 16 bits; a block shared by more than 64 documents is
+    split by sub-blocks, as everywhere), joined transitively.
 
     >>> from dataclasses import replace
     >>> from neardup.ingest.fingerprint import Fingerprinter

@@ -262,9 +262,33 @@ def test_an_output_that_is_a_link_or_no_regular_file_is_written_through_not_repl
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
     reader = subprocess.Popen(["cat", str(pipe)], stdout=subprocess.PIPE)
-    assert run("cluster", str(src), "-o", str(pipe)).returncode == 0
-    got, _ = reader.communicate(timeout=60)
+    try:
+        assert run("cluster", str(src), "-o", str(pipe)).returncode == 0
+        got, _ = reader.communicate(timeout=60)
+    finally:
+        reader.kill()
     assert json.loads(got)["id"] == "a" and pipe.is_fifo() and not (tmp_path / "pipe.part").exists()
+    # /dev/stdout is the command's own output: appended to a log there, not put in the log's place
+    log = tmp_path / "log.txt"
+    log.write_text("earlier\n", encoding="utf-8")
+    with open(log, "ab") as appended:
+        done = subprocess.run(
+            [sys.executable, "-m", "neardup", "cluster", str(src), "-o", "/dev/stdout"],
+            stdout=appended,
+            stderr=subprocess.PIPE,
+            timeout=600,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "earlier" and json.loads(lines[1])["id"] == "a", lines
+    piped = subprocess.run(
+        [sys.executable, "-m", "neardup", "cluster", str(src), "-o", "/dev/stdout"],
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
+    assert piped.returncode == 0 and json.loads(piped.stdout)["id"] == "a", piped.stderr
 
 
 def test_eval_only_runs_the_methods_named_on_every_set() -> None:
