@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -60,11 +61,19 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
     cluster's are an error. Ctrl-C while it starts stops it again (exit 130)."""
     settings = settings_from(ctx)
     where = _data_dir(settings, data)
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `timeout`, a closed terminal, a supervisor: stopped as Ctrl-C stops it
+
+    previous = {sig: signal.signal(sig, terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         info, started = esnode.start(settings.home, where, port=port, nodes=nodes, heap=heap)
     except KeyboardInterrupt:
         fail(f"interrupted: nothing was left starting from {where.resolve()}", EXIT_INTERRUPTED)
         return
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if started:
         click.echo(f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})")
         return

@@ -21,6 +21,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -79,22 +80,27 @@ class NodeInfo:
 
 
 def _java() -> str:
-    """The java of ES_JAVA_HOME, else of JAVA_HOME, else the one on PATH (the order of Elasticsearch's own
-    scripts), checked to be new enough."""
-    for var in ("ES_JAVA_HOME", "JAVA_HOME"):
-        home = os.environ.get(var)
-        if home:
-            in_home = Path(home) / "bin" / "java"
-            if not (in_home.is_file() and os.access(in_home, os.X_OK)):
-                raise EmbeddedESError(f"{var} is {home}, which has no bin/java: point it at a JDK {JAVA_MIN} or newer")
-            return _new_enough(str(in_home), f"{var} ({in_home})")
+    """The java of ES_JAVA_HOME (the variable Elasticsearch's own scripts read), else the one on PATH, else that of
+    JAVA_HOME (a machine whose JDK is not on PATH), checked to be new enough. JAVA_HOME comes last: it often names a
+    JDK other tools want, older than this one needs, while a good java is on PATH."""
+    home = os.environ.get("ES_JAVA_HOME")
+    if home:
+        in_home = Path(home) / "bin" / "java"
+        if not (in_home.is_file() and os.access(in_home, os.X_OK)):
+            raise EmbeddedESError(
+                f"ES_JAVA_HOME is {home}, which has no bin/java: point it at a JDK {JAVA_MIN} or newer"
+            )
+        return _new_enough(str(in_home), f"ES_JAVA_HOME ({in_home})")
     java = shutil.which("java")
-    if java is None:
-        raise EmbeddedESError(
-            f"Java not found: install a JDK {JAVA_MIN} or newer (e.g. `apt-get install openjdk-17-jdk-headless`), "
-            "or set ES_JAVA_HOME or JAVA_HOME to one"
-        )
-    return _new_enough(java, java)
+    if java is not None:
+        return _new_enough(java, java)
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and os.access(Path(java_home) / "bin" / "java", os.X_OK):
+        return _new_enough(str(Path(java_home) / "bin" / "java"), f"JAVA_HOME ({Path(java_home) / 'bin' / 'java'})")
+    raise EmbeddedESError(
+        f"Java not found: install a JDK {JAVA_MIN} or newer (e.g. `apt-get install openjdk-17-jdk-headless`), "
+        "or set ES_JAVA_HOME to one"
+    )
 
 
 _JAVA_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
@@ -182,8 +188,10 @@ def _is_launcher(pid: int, data: Path) -> bool:
         return False
     if LAUNCHER_CLASS not in cmdline or "--data" not in cmdline[:-1]:
         return False
-    given: str = cmdline[cmdline.index("--data") + 1]
-    return given == str(data)
+    try:  # the same directory, however spelt (a symbolic link, a bind mount)
+        return os.path.samefile(cmdline[cmdline.index("--data") + 1], data)
+    except OSError:  # its directory is gone
+        return False
 
 
 def running_node(data: Path) -> NodeInfo | None:
@@ -197,8 +205,15 @@ def running_node(data: Path) -> NodeInfo | None:
         return None
     if _is_launcher(info.pid, data):
         return info
-    path.unlink(missing_ok=True)
+    _forget(data, info.pid)  # unless a start recorded another launcher since it was read
     return None
+
+
+def _record(data: Path, info: NodeInfo) -> None:
+    """Write ``data``'s state file whole (a status reading it meanwhile sees the old one or the new, never half)."""
+    part = _state_path(data).with_suffix(".part")
+    part.write_text(json.dumps(asdict(info)))
+    part.replace(_state_path(data))
 
 
 def _forget(data: Path, pid: int) -> None:
@@ -213,21 +228,21 @@ def _forget(data: Path, pid: int) -> None:
 
 
 @contextmanager
-def _locked(data: Path, deadline: float) -> Iterator[None]:
-    """Hold ``data``'s lock file until the block ends, waiting until ``deadline`` for another start to let go."""
+def _locked(data: Path) -> Iterator[None]:
+    """Hold ``data``'s lock file until the block ends, waiting for another start to let go first: that start may
+    be building the launcher and the plugin (minutes on a new machine) before its own wait, so this one waits as long,
+    saying so once (Ctrl-C ends the wait)."""
     data.mkdir(parents=True, exist_ok=True)
     with open(data / LOCK_FILE, "ab") as lock:
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise EmbeddedESError(
-                        f"another `neardup es start` is still starting Elasticsearch from {data}; "
-                        "wait for it, or stop it"
-                    ) from None
-                time.sleep(0.2)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(
+                f"neardup: another `neardup es start` is starting Elasticsearch from {data}; waiting for it",
+                file=sys.stderr,
+                flush=True,
+            )
+            fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -321,7 +336,7 @@ def start(
     if nodes < 1 or nodes > 9:
         raise EmbeddedESError("--nodes must be between 1 and 9")
     data = data.resolve()
-    with _locked(data, time.monotonic() + timeout):
+    with _locked(data):
         current = running_node(data)
         if current is not None:  # under the lock: the start that launched it is done, whatever came of it
             return current, False
@@ -362,7 +377,7 @@ def start(
             info = NodeInfo(
                 pid=proc.pid, port=port, nodes=nodes, url=url, data=str(data), started_at=time.time(), heap=heap
             )
-            _state_path(data).write_text(json.dumps(asdict(info)))
+            _record(data, info)
             _wait_until_healthy(info, proc, time.monotonic() + timeout, data)
         except BaseException:  # failed, timed out, or Ctrl-C: the JVM (in its own session) would start on unseen
             _abandon(proc, data)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -206,7 +208,7 @@ def fake_jdk(home: Path, version: str) -> Path:
 
 
 def test_java_is_found_as_elasticsearch_finds_it_and_an_old_one_is_named(tmp_path: Path) -> None:
-    """ES_JAVA_HOME, then JAVA_HOME, then PATH; a Java older than 17 is refused by name before anything is built
+    """ES_JAVA_HOME, then PATH, then JAVA_HOME; a Java older than 17 is refused by name before anything is built
     (it failed inside the JVM, with only an UnsupportedClassVersionError in the log)."""
     python_dir = str(Path(sys.executable).parent)  # no java on this PATH
     base = {**without_java_homes(), "PATH": python_dir, "NEARDUP_HOME": str(tmp_path / "home")}
@@ -221,6 +223,10 @@ def test_java_is_found_as_elasticsearch_finds_it_and_an_old_one_is_named(tmp_pat
 
     result = run(*start, env={**base, "JAVA_HOME": str(java11), "ES_JAVA_HOME": str(java8)})
     assert result.returncode == 1 and f"ES_JAVA_HOME ({java8 / 'bin' / 'java'}) is Java 8" in result.stderr
+
+    # a java on PATH comes before JAVA_HOME, which often names a JDK other tools want
+    result = run(*start, env={**base, "PATH": f"{java11 / 'bin'}{os.pathsep}{python_dir}", "JAVA_HOME": str(java8)})
+    assert result.returncode == 1 and f"{java11 / 'bin' / 'java'} is Java 11" in result.stderr, result.stderr
 
     result = run(*start, env={**base, "ES_JAVA_HOME": str(tmp_path / "nowhere")})
     assert result.returncode == 1 and "ES_JAVA_HOME is" in result.stderr and "has no bin/java" in result.stderr
@@ -273,6 +279,7 @@ def test_a_start_waits_for_the_start_holding_the_lock(es_data: Path, es_url: str
             time.sleep(0.2)
         launched_meanwhile = proc.poll() is not None or launchers_of(es_data) != []
     out, err = proc.communicate(timeout=300)
+    assert "waiting for it" in err, err  # it reached the lock and waited there
     assert not launched_meanwhile, "it went on while the lock was held"
     assert proc.returncode == 0 and " is up: " in out, err
 
@@ -336,17 +343,21 @@ def test_a_node_that_failed_to_start_starts_when_asked_again(es_data: Path, es_u
     assert run("es", "status", "--data", str(es_data)).returncode == 0
 
 
-def test_ctrl_c_while_starting_stops_what_it_started(es_data: Path, es_url: str) -> None:
-    """The JVM runs in its own session, so Ctrl-C does not reach it: `es start` stops it (it kept starting)."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_while_starting_stops_what_it_started(es_data: Path, es_url: str, sig: signal.Signals) -> None:
+    """The JVM runs in its own session, so Ctrl-C does not reach it: `es start` stops it (it kept starting); so does
+    a SIGTERM (`timeout`, a supervisor)."""
     cmd = [*NEARDUP, "es", "start", "--port", str(free_node_port()), "--data", str(es_data), "--heap", "512m"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and passes that on
+    restore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore)
     state = es_data / "neardup-es.json"
     deadline = time.monotonic() + 120
     while not state.exists():  # written as the launcher is launched, before the wait
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
     pid = json.loads(state.read_text())["pid"]
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "interrupted: nothing was left starting from" in err and "Traceback" not in err
@@ -366,6 +377,7 @@ def test_a_start_that_times_out_shows_what_elasticsearch_said_and_leaves_nothing
     assert "did not become healthy in time and was stopped" in str(failed.value)
     assert "neardup es stop" not in str(failed.value)
     tail = failed.value.log_tail
-    assert "[WARN ][o.e.c.c.ClusterFormationFailureHelper] [node-0] master not discovered yet" in tail, tail
+    # Elasticsearch's own lines, naming their node (which ones by 25 s depends on the machine's load)
+    assert re.search(r"\[(INFO|WARN) \]\[o\.e\.[^\]]*\] \[node-0\] ", tail), tail
     assert "an earlier run" not in tail and "an earlier run" in (es_data / "neardup-es.log.1").read_text()
     assert launchers_of(es_data) == [] and esnode.running_node(es_data) is None

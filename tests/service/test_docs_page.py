@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin
 
-from service import create_app
+from neardup.service import create_app
 
 
 def test_the_docs_page_loads_every_file_it_names_from_the_service() -> None:

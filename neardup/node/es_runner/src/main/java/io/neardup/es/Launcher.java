@@ -165,9 +165,11 @@ public final class Launcher {
                         node.awaitClose(60, java.util.concurrent.TimeUnit.SECONDS);
                     } finally {
                         Thread.currentThread().setName(threadName);
-                    }
-                    synchronized (nodes) {
-                        nodes.set(n, null);
+                        // emptied even when closing failed: a closed node in its slot would read as started, and
+                        // a later start would do nothing
+                        synchronized (nodes) {
+                            nodes.set(n, null);
+                        }
                     }
                 }
                 Files.writeString(control.resolve(name), "stopped");
@@ -183,7 +185,7 @@ public final class Launcher {
                 Files.writeString(control.resolve(name), "started");
                 Files.deleteIfExists(start);
             }
-        } catch (Exception e) {
+        } catch (Exception | Error e) { // an Error too (out of memory at start): the control loop must go on answering
             log().error("neardup-es: " + name + " failed to " + (Files.exists(stop) ? "stop" : "start"), e);
             try {
                 Files.writeString(control.resolve(name), "failed: " + e);
