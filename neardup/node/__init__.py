@@ -271,6 +271,11 @@ def _health(url: str, timeout: float = 2.0) -> dict[str, object] | None:
     return body if isinstance(body, dict) else None
 
 
+def _healthy(health: dict[str, object] | None, nodes: int) -> bool:
+    """Whether a cluster health answer says all ``nodes`` are in, green or yellow."""
+    return health is not None and health.get("number_of_nodes") == nodes and health.get("status") in {"green", "yellow"}
+
+
 def _answers(url: str, timeout: float = 2.0) -> bool:
     """Whether a node serves HTTP at ``url`` (``GET /`` needs no elected master)."""
     try:
@@ -406,13 +411,23 @@ def _check_held(data: Path, nodes: int) -> None:
         )
 
 
+def _node_ports(port: int, nodes: range) -> list[int]:
+    """The HTTP ports, then the transport ports, of ``nodes`` of a cluster whose first port is ``port``."""
+    return [*(port + n for n in nodes), *(port + 100 + n for n in nodes)]
+
+
+def _busy(ports: list[int]) -> int | None:
+    """The first of ``ports`` something listens on, or None."""
+    return next((p for p in ports if not _port_free(p)), None)
+
+
 def _check_ports(port: int, nodes: int) -> None:
-    for p in [*range(port, port + nodes), *range(port + 100, port + 100 + nodes)]:
-        if not _port_free(p):
-            raise EmbeddedESError(
-                f"port {p} on 127.0.0.1 is busy (the nodes take HTTP ports from {port} and transport ports from "
-                f"{port + 100}); choose another first port: neardup es start --port, neardup demo --es-port"
-            )
+    p = _busy(_node_ports(port, range(nodes)))
+    if p is not None:
+        raise EmbeddedESError(
+            f"port {p} on 127.0.0.1 is busy (the nodes take HTTP ports from {port} and transport ports from "
+            f"{port + 100}); choose another first port: neardup es start --port, neardup demo --es-port"
+        )
 
 
 def _wait_until_healthy(info: NodeInfo, proc: subprocess.Popen[bytes], deadline: float, data: Path) -> None:
@@ -425,8 +440,7 @@ def _wait_until_healthy(info: NodeInfo, proc: subprocess.Popen[bytes], deadline:
             if "UnsupportedClassVersionError" in tail:
                 why += f" (the launcher needs a JDK {JAVA_MIN} or newer: set ES_JAVA_HOME)"
             raise EmbeddedESError(f"{why}; its log ({data / LOG_FILE}) ends above", tail)
-        health = _health(info.url)
-        if health and health.get("number_of_nodes") == info.nodes and health.get("status") in {"green", "yellow"}:
+        if _healthy(_health(info.url), info.nodes):
             return
         if time.monotonic() > deadline:
             raise EmbeddedESError(
@@ -511,12 +525,12 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
     if action == "stop" and info.nodes == 1:
         raise EmbeddedESError("the cluster has only node 0: `neardup es stop` stops it")
     if action == "start" and _launcher_state(data, node) != "started":  # as `es start` does, before the launcher
-        for p in (info.port + node, info.port + 100 + node):
-            if not _port_free(p):
-                raise EmbeddedESError(
-                    f"port {p} on 127.0.0.1 is busy: node-{node} takes HTTP port {info.port + node} and transport "
-                    f"port {info.port + 100 + node}; free it, then start the node again"
-                )
+        p = _busy(_node_ports(info.port, range(node, node + 1)))
+        if p is not None:
+            raise EmbeddedESError(
+                f"port {p} on 127.0.0.1 is busy: node-{node} takes HTTP port {info.port + node} and transport "
+                f"port {info.port + 100 + node}; free it, then start the node again"
+            )
     request = data / "control" / f"{action}-node-{node}"
     request.parent.mkdir(parents=True, exist_ok=True)
     request.touch()
@@ -564,12 +578,7 @@ class ClusterStatus:
     @property
     def whole(self) -> bool:
         """Every node answers, and the cluster is green or yellow with all of them."""
-        return (
-            all(n.answers for n in self.nodes)
-            and self.health is not None
-            and self.health.get("status") in {"green", "yellow"}
-            and self.health.get("number_of_nodes") == self.info.nodes
-        )
+        return all(n.answers for n in self.nodes) and _healthy(self.health, self.info.nodes)
 
 
 def cluster_status(data: Path) -> ClusterStatus | None:
