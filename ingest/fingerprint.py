@@ -4,8 +4,8 @@
 >>> rec = fp.fingerprint("国务院今天召开常务会议，部署进一步推动经济稳定增长的措施。", title="国务院常务会议")
 >>> rec.status, len(rec.fingerprints), rec.version == fp.version
 ('ok', 16, True)
->>> fp.fingerprint("，，。").status
-'too_short'
+>>> fp.fingerprint("好").status, fp.fingerprint("，，。").status, fp.fingerprint("", title="图片").status
+('too_short', 'empty', 'empty')
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from .weights import IdfTable, WeightConfig, weigh
 
 __all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record", "version_of"]
 
-#: bump on any change to normalisation, segmentation, weighting or hashing code
-ALGORITHM = 4
+#: bump on any change to normalisation, segmentation, weighting, hashing or status code
+ALGORITHM = 5
 
 
 #: between the characters of a record's fields, for its sketch and exact hash (a control character: never content)
@@ -89,7 +89,7 @@ class Prepared:
 class Record:
     """What neardup stores per document and compares: fingerprints (seed 0 first, unsigned),
     the shingle sketch, the exact hash of the content characters, status (``ok``, ``too_short``:
-    matched by exact hash only, ``empty``: a record with no content, never matched), version, and
+    matched by exact hash only, ``empty``: no letters or digits at all, never matched), version, and
     the metadata MinHash of a record's set fields."""
 
     fingerprints: tuple[int, ...]
@@ -184,6 +184,8 @@ class Fingerprinter:
         top: tuple[tuple[str, float], ...],
         meta: npt.NDArray[np.uint32] | None = None,
     ) -> Record:
+        if not chars:  # an exact hash of nothing would make every such text (a title-only item, "……") one cluster
+            return Record((), sketch, exact, "empty", version, top, meta)
         if len(chars) < self.config.min_chars or len(weights) < self.config.min_features:
             return Record((), sketch, exact, "too_short", version, top, meta)
         return Record(tuple(simhash(weights, self._seeds)), sketch, exact, "ok", version, top, meta)
@@ -202,8 +204,8 @@ class Fingerprinter:
         ...                              "district": "朝阳区", "tags": ["环境"]}, cfg)
         >>> rec.status, rec.meta is not None, rec.version.startswith(fp.version + "-r")
         ('ok', True, True)
-        >>> fp.fingerprint_record({"body": None, "district": ""}, cfg).status
-        'empty'
+        >>> [fp.fingerprint_record(r, cfg).status for r in ({"body": None}, {"body": "…", "district": "-"})]
+        ['empty', 'empty']
         """
         parts = split_record(record, config)
         version = self.record_version(config)
@@ -237,7 +239,8 @@ class Fingerprinter:
         exact = xxhash.xxh3_64_hexdigest(parted.encode("utf-8"))
         sketch = shingle_sketch(parted)
         top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
-        if not parts.texts and not parts.values:
+        own = [text for _, text, _, _ in parts.texts] + parts.value_texts  # a value's feature holds its field's name
+        if not any(content_chars(normalize(text, fold)) for text in own):  # as a text without letters or digits
             return Record((), sketch, exact, "empty", version, top, meta)
         return self._record(weights, "".join(contents), sketch, exact, version, top, meta)
 

@@ -166,10 +166,12 @@ class RecordConfig:
 @dataclass
 class RecordParts:
     """A record split by mode: texts ``(field, text, weight, is_title)``, value features
-    ``(feature, weight)`` and sets ``{field: [elements]}``."""
+    ``(feature, weight)`` with the values as given (``value_texts``, without the field's name) and sets
+    ``{field: [elements]}``."""
 
     texts: list[tuple[str, str, float, bool]] = field(default_factory=list)
     values: list[tuple[str, float]] = field(default_factory=list)
+    value_texts: list[str] = field(default_factory=list)
     sets: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -205,6 +207,7 @@ def split_record(record: Mapping[str, Any], config: RecordConfig) -> RecordParts
             text = _scalar(name, value)
             if text is not None:
                 parts.values.append((f"{name}={text}", spec.weight))
+                parts.value_texts.append(text)
         else:
             if isinstance(value, Mapping):
                 raise RecordError(f"field {name!r}: a set is a list of strings or numbers, not an object", name)

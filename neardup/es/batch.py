@@ -17,8 +17,8 @@ partial updates of the ``neardup.*`` fields only where something changed. Both a
   a sequential ingest would have seen them in; it merges clusters that concurrent ingest split.
 
 A text document without a text in the text field (missing, null, a number, a list) is neither fingerprinted nor
-clustered, and nothing is written to it: fingerprinted as an empty text, every such document would be an exact
-duplicate of every other. Dedupe counts them (``no_text``), and refuses an index that has documents but none with a
+clustered, and nothing is written to it: it has no text to compare, and a later run with the right ``--text-field``
+finds it unchanged. Dedupe counts them (``no_text``), and refuses an index that has documents but none with a
 text there (:class:`NoTextField`), before writing anything: the text is most likely in another field.
 
 Both write a document's fields only onto the copy they were computed from (each update carries the
@@ -537,8 +537,7 @@ def _page_records(
 ) -> list[Record | RecordError | None]:
     """The records of one page's sources, in order. For records, the :class:`RecordError` where the field
     configuration refuses one; for texts, None where the text field holds no text (missing, null, or a value
-    that is not a string), which is left out rather than fingerprinted as an empty text that every such document
-    shares."""
+    that is not a string), which is left out (see the module's notes)."""
     if config.record is not None:
         fields = [{k: v for k, v in src.items() if not schema.is_reserved(k)} for src in sources]
         return list(pool.fingerprint_records(fields, config.record))

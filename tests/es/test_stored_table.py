@@ -22,13 +22,13 @@ from neardup.mappings import schema
 
 @pytest.fixture(scope="module")
 def hits() -> list[dict[str, Any]]:
-    """Articles, reprint variants of some of them, too-short texts (the empty one too), records with metadata
+    """Articles, reprint variants of some of them, too-short texts, an empty one, records with metadata
     sets; times out of list order, many shared (ties go by id); every third document already assigned."""
     fp = Fingerprinter.default()
     rng = random.Random(7)
     articles = [a.text for a in load_peoples_daily()[:40]]
     texts = articles + ["\n".join(make_variant(articles[k].split("\n"), rng)[0]) for k in range(0, 40, 3)]
-    texts += ["好", "好", "不好", "", "好"]  # too short: paired by exact hash only
+    texts += ["好", "好", "不好", "", "好"]  # too short (paired by exact hash only), and empty (never paired)
     records = fp.fingerprint_many([(t, None) for t in texts])
     for k in (0, 3, 40):
         records[k] = replace(records[k], meta=meta_signature({"tags": ["经济", "政策", str(k % 2)]}))
@@ -68,7 +68,7 @@ def test_rows_are_the_stored_documents_in_document_order(hits: list[dict[str, An
         assert (row.exact, row.status, row.version) == (s.exact, s.status, s.version)
         assert row.sketch.dtype == np.uint32 and row.sketch.tolist() == s.sketch.tolist()
         assert (row.meta is None) == (s.meta is None) and (row.meta is None or (row.meta == s.meta).all())
-    assert {r.status for r in table} == {"ok", "too_short"}
+    assert {r.status for r in table} == {"ok", "too_short", "empty"}
     assert sum(r.meta is not None for r in table) == 3
     assert table[-1].id == stored[-1].id
     assert [r.id for r in table[1:4]] == [s.id for s in stored[1:4]]  # a Sequence: slices are rows too

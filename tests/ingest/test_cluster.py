@@ -134,6 +134,18 @@ def test_too_short_records_pair_only_by_their_exact_hash() -> None:
     assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (0, 3)]
 
 
+def test_texts_without_letters_or_digits_are_each_a_cluster_of_their_own() -> None:
+    """Title-only items, captions and punctuation share the exact hash of nothing: none pairs with another."""
+    fp = Fingerprinter.default()
+    records = fp.fingerprint_many(
+        [("", "国务院常务会议"), ("", "图片"), ("……", None), ("", "图片"), ("好", None), ("好", None)]
+    )
+    assert [r.status for r in records] == ["empty"] * 4 + ["too_short"] * 2
+    i, j = record_candidate_pairs(records, lambda r: r.fingerprints)
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(4, 5)]
+    assert cluster_records(records, lambda r: r.fingerprints, VerifyConfig()).cluster.tolist() == [0, 1, 2, 3, 4, 4]
+
+
 def test_copies_of_one_text_cluster_whatever_their_titles_or_spacing() -> None:
     """A title on one copy only, another title, or the text spaced out character by character moves the fingerprint
     past every block of many articles; the copies have the same content characters, and pair by that exact hash."""

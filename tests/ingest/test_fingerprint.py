@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from neardup.ingest.fingerprint import Fingerprinter
+from neardup.ingest.verify import VerifyConfig, verify
 
 GOLDEN = [
     (
@@ -25,7 +26,7 @@ GOLDEN = [
 
 
 def test_version_is_pinned(fp: Fingerprinter) -> None:
-    assert fp.version == "nd4-34bab842"
+    assert fp.version == "nd5-49f263d0"
 
 
 @pytest.mark.parametrize(("text", "title", "fingerprint", "exact"), GOLDEN)
@@ -52,12 +53,30 @@ def test_title_words_change_weights_and_fingerprint(fp: Fingerprinter) -> None:
     assert plain.fingerprint != titled.fingerprint
 
 
-@pytest.mark.parametrize("text", ["", "，。！？", "   ", "好", "ab"])
-def test_degenerate_input_is_flagged_not_fingerprinted(fp: Fingerprinter, text: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("", "empty"),
+        ("，。！？", "empty"),
+        ("   ", "empty"),
+        ("😀🎉", "empty"),
+        ("好", "too_short"),
+        ("ab", "too_short"),
+    ],
+)
+def test_degenerate_input_is_flagged_not_fingerprinted(fp: Fingerprinter, text: str, status: str) -> None:
     rec = fp.fingerprint(text)
-    assert rec.status == "too_short"
+    assert rec.status == status
     assert rec.fingerprints == ()
     assert rec.block_tokens() == [[], [], [], []]
+
+
+def test_texts_without_letters_or_digits_are_never_duplicates(fp: Fingerprinter) -> None:
+    """Title-only items and texts of punctuation alone share the exact hash of nothing; none is a copy of another."""
+    config = VerifyConfig()
+    a, b = fp.fingerprint("", title="国务院召开常务会议"), fp.fingerprint("……", title="图片")
+    assert a.exact == b.exact and (a.status, b.status) == ("empty", "empty")
+    assert verify(a, b, config) is None and verify(a, a, config) is None
 
 
 def test_two_different_short_texts_do_not_share_a_constant(fp: Fingerprinter) -> None:

@@ -96,6 +96,18 @@ def test_the_order_a_configuration_lists_its_fields_in_changes_nothing(fp: Finge
     )
 
 
+def test_rows_of_placeholders_are_empty_not_one_cluster(fp: Fingerprinter) -> None:
+    """A table's "no data" marks (``-``, ``/``, ``……``) hold no letters or digits; the field names of value features
+    do not count as content."""
+    config = RecordConfig.parse({"fields": {"body": {"mode": "text"}, "category": {"mode": "value"}}})
+    rows = [{"body": "……", "category": "-"}, {"body": "。", "category": "/"}, {"category": "—"}]
+    records = [fp.fingerprint_record(r, config) for r in rows]
+    assert [r.status for r in records] == ["empty"] * 3
+    assert verify(records[0], records[1], VerifyConfig()) is None
+    kept = fp.fingerprint_record({"body": "……", "category": "环保"}, config)
+    assert kept.status == "too_short"  # a value with content: matched by its exact hash, as before
+
+
 def test_characters_of_neighbouring_fields_do_not_run_together(fp: Fingerprinter) -> None:
     config = RecordConfig.parse({"fields": {"a": {"mode": "text"}, "b": {"mode": "text"}}})
     one = fp.fingerprint_record({"a": "北京", "b": "上海"}, config)

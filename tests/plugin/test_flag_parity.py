@@ -151,12 +151,13 @@ def test_poems_of_two_editions(plugin: PluginBuild, fp: Fingerprinter) -> None:
 
 
 def _short_and_exact(articles: Sequence[Article]) -> list[tuple[str, str | None]]:
-    """Too-short texts (repeated, matched by exact hash only; empty content too) among exact duplicates of
-    articles, under the same title, under none and under another, in a fixed shuffled order. (The title moves the
-    fingerprints of the same text, often past every block: the copies pair by exact hash.)"""
+    """Too-short texts (repeated, matched by exact hash only) and texts without letters or digits (never matched;
+    title-only items among them) among exact duplicates of articles, under the same title, under none and under
+    another, in a fixed shuffled order. (The title moves the fingerprints of the same text, often past every block:
+    the copies pair by exact hash.)"""
     rng = random.Random(5)
     shorts = ["好的", "收到", "好的", "嗯", "收到", "谢谢", "好的", "", "，，。", "", "OK", "ok", "谢谢！", "谢谢"]
-    docs: list[tuple[str, str | None]] = [(t, None) for t in shorts]
+    docs: list[tuple[str, str | None]] = [(t, None) for t in shorts] + [("", "图片"), ("", "图片"), ("…", "国务院")]
     for a in articles[:40]:
         docs += [(a.text, a.title), (a.text, a.title), (a.text, None), (a.text, "转载：" + a.title)]
     rng.shuffle(docs)
@@ -165,9 +166,10 @@ def _short_and_exact(articles: Sequence[Article]) -> list[tuple[str, str | None]
 
 def test_too_short_texts_and_exact_duplicates(plugin: PluginBuild, fp: Fingerprinter, articles: list[Article]) -> None:
     records = fp.fingerprint_many(_short_and_exact(articles))
-    assert sum(r.status == "too_short" for r in records) >= 14
+    assert (sum(r.status == "too_short" for r in records), sum(r.status == "empty" for r in records)) == (11, 6)
     rows = compare(plugin, records, "short-exact")
-    assert sum(r[1] is not None and r[3] == 1.0 for r in rows) >= 40 * 3 + 8  # every copy of every article
+    assert sum(r[1] is not None and r[3] == 1.0 for r in rows) >= 40 * 3 + 6  # every copy, every repeated short text
+    assert all(row[1] is None for row, r in zip(rows, records, strict=True) if r.status == "empty")
 
 
 def _chains(articles: Sequence[Article], count: int) -> list[str]:

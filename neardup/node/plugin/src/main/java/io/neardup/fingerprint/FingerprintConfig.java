@@ -32,7 +32,7 @@ public record FingerprintConfig(
     double[] lengthFactors) {
 
     /** The algorithm number this port implements ({@code ALGORITHM} in {@code ingest/fingerprint.py}). */
-    public static final int ALGORITHM = 4;
+    public static final int ALGORITHM = 5;
 
     static final String RESOURCE = "/io/neardup/data/fingerprint/config.properties";
 

@@ -80,7 +80,8 @@ public final class Fingerprinter {
             : Set.of();
         String chars = Normalize.contentChars(normalized);
         Features w = weights.weigh(words, titleWords);
-        boolean ok = chars.codePointCount(0, chars.length()) >= config.minChars() && w.size() >= config.minFeatures();
+        boolean empty = chars.isEmpty(); // Python's "empty": an exact hash of nothing would match every such text
+        boolean ok = !empty && chars.codePointCount(0, chars.length()) >= config.minChars() && w.size() >= config.minFeatures();
         long[] fps = ok ? SimHash.fingerprints(w, config.seeds(), config.weightUnitBits()) : new long[0];
 
         Map<String, Object> out = new LinkedHashMap<>();
@@ -99,7 +100,7 @@ public final class Fingerprinter {
             }
             out.put(FieldNames.BLOCKS.get(block), tokens);
         }
-        out.put(FieldNames.STATUS, ok ? "ok" : "too_short");
+        out.put(FieldNames.STATUS, ok ? "ok" : empty ? "empty" : "too_short");
         out.put(FieldNames.VERSION, config.version());
         out.put(FieldNames.EXACT, Hashes.xxh3Hex(chars));
         out.put(FieldNames.MINHASH, Sketch.encode(Sketch.of(chars)));
