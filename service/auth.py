@@ -2,8 +2,10 @@
 
 When ``NEARDUP_API_KEY`` is set, writing endpoints (:func:`requires_key`) need it in ``X-API-Key: <key>``
 or ``Authorization: ApiKey <key>``; with ``NEARDUP_PROTECT_READS=true`` reading ones
-(:func:`requires_read_key`, and the web page through :func:`check_read_key`) need it too. The key is
-compared in constant time.
+(:func:`requires_read_key`, and the web page through :func:`check_read_key`) need it too, and take it as the
+password of ``Authorization: Basic`` credentials as well (any user name: what a browser sends for the web page once
+it has asked for them). Writes do not: a browser attaches Basic credentials to any site's form posted to the service,
+while the two headers above no other site can make it send. The key is compared in constant time.
 
 The decorators only mark a view; :func:`check_view_key`, the app's first step of every request, checks the key it
 needs before the request is read. They also say what the view does with the index it names: :func:`requires_key`
@@ -11,6 +13,8 @@ marks a write, anything else is a read; :func:`.api.common.checked_index` checks
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -42,19 +46,37 @@ def access() -> str:
     return mode
 
 
-def _presented() -> str:
+def _presented(basic: bool) -> str:
     key = request.headers.get("X-API-Key", "")
     if key:
         return key
     auth = request.headers.get("Authorization", "")
+    if auth[:6].lower() == "basic ":
+        return _basic_password(auth[6:]) if basic else ""
     # ASCII blanks only: a header's bytes come as latin-1, where a UTF-8 key's last byte may read as a blank (\xa0)
     return auth[7:].strip(" \t") if auth[:7].lower() == "apikey " else ""
 
 
-def _key_matches(expected: str) -> bool:
+def _basic_password(credentials: str) -> str:
+    """The password of Basic ``credentials`` (base64 of ``user:password``), its bytes as latin-1 code points, as a
+    header's bytes come; "" when they do not decode.
+
+    >>> _basic_password(base64.b64encode("reader:s3cr:t".encode()).decode()), _basic_password("not base64!")
+    ('s3cr:t', '')
+    """
+    try:
+        raw = base64.b64decode(credentials.strip(" \t"), validate=True)
+    except (binascii.Error, ValueError):
+        return ""
+    _, colon, password = raw.partition(b":")
+    return password.decode("latin-1") if colon else ""
+
+
+def _key_matches(expected: str, basic: bool = False) -> bool:
     """The key presented is ``expected``, sent in UTF-8 or in latin-1 (as Python's own HTTP client sends a header):
-    WSGI hands a header's bytes over as latin-1 code points, so the first reads them back as sent."""
-    presented = _presented()
+    WSGI hands a header's bytes over as latin-1 code points, so the first reads them back as sent. ``basic``: as the
+    password of Basic credentials too (a read's check)."""
+    presented = _presented(basic)
     as_sent = presented.encode("latin-1", errors="replace")
     key = expected.encode()
     return hmac.compare_digest(as_sent, key) | hmac.compare_digest(presented.encode(), key)
@@ -103,9 +125,12 @@ def check_read_key() -> None:
         raise ApiError(
             401, "unauthorized", "reads need the API key (NEARDUP_PROTECT_READS), but no NEARDUP_API_KEY is set"
         )
-    if not _key_matches(settings.api_key):
+    if not _key_matches(settings.api_key, basic=True):
         raise ApiError(
-            401, "unauthorized", "reads need the API key here (NEARDUP_PROTECT_READS): send it in the X-API-Key header"
+            401,
+            "unauthorized",
+            "reads need the API key here (NEARDUP_PROTECT_READS): send it in the X-API-Key header (a browser: as the"
+            " password, with any user name)",
         )
 
 

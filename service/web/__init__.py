@@ -38,11 +38,18 @@ COMPARED = 20
 LISTED = 179
 
 
+#: what a page refused for want of the key asks the browser for: the key as the password, any user name
+CHALLENGE = {"WWW-Authenticate": 'Basic realm="neardup", charset="UTF-8"'}
+
+
 @bp.errorhandler(ApiError)
-def _error_page(error: ApiError) -> tuple[str, int]:
+def _error_page(error: ApiError) -> tuple[str, int] | tuple[str, int, dict[str, str]]:
     """A page's refusal (no such index, not a neardup index, not allowed) as a page, with the index box to pick
-    another; the API answers the same refusals as JSON."""
-    return _page(error.status_code, (error.extra_data or {}).get("type", "error"), error.message)
+    another; the API answers the same refusals as JSON. Refused for want of the key (``NEARDUP_PROTECT_READS``),
+    the page asks the browser for it, which sends it with the page's later requests, the script's too."""
+    page = _page(error.status_code, (error.extra_data or {}).get("type", "error"), error.message)
+    # without a key set no password opens the page: no prompt then, the page says why
+    return (*page, CHALLENGE) if error.status_code == 401 and state().settings.api_key else page
 
 
 def _outage_page(exc: Exception) -> tuple[str, int]:

@@ -3,6 +3,7 @@ touches, and ``NEARDUP_PROTECT_READS`` puts every read behind the API key."""
 
 from __future__ import annotations
 
+import base64
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -86,6 +87,39 @@ def test_protect_reads_puts_every_read_behind_the_key(es_url: str, es: Elasticse
     # without the setting, reads stay open as before
     open_api = create_app({"es_url": es_url, "api_key": "s3cret"}).test_client()
     assert open_api.get(f"/v1/indices/{index_name}/search").status_code == 200
+
+
+def test_a_browser_reads_the_protected_page_with_the_key_as_its_password(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A browser cannot send X-API-Key: a page refused for want of the key asks for Basic credentials, and the key
+    as their password (any user name) opens the pages and the API the page's script calls."""
+    api = create_app({"es_url": es_url, "api_key": "s3cret", "protect_reads": True}).test_client()
+    assert api.put(f"/v1/indices/{index_name}", headers={"X-API-Key": "s3cret"}).status_code == 200
+
+    def basic(user: str, password: str) -> dict[str, str]:
+        return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+    for url in (f"/?index={index_name}", f"/clusters?index={index_name}", f"/overview?index={index_name}"):
+        refused = api.get(url)
+        assert error_of(refused, 401)["type"] == "unauthorized"
+        assert refused.headers["WWW-Authenticate"] == 'Basic realm="neardup", charset="UTF-8"', url
+        assert error_of(api.get(url, headers=basic("reader", "wrong")), 401)["type"] == "unauthorized"
+        assert api.get(url, headers=basic("reader", "s3cret")).status_code == 200, url
+    assert api.get(f"/v1/indices/{index_name}/search?q=x", headers=basic("", "s3cret")).status_code == 200
+    assert "WWW-Authenticate" not in api.get(f"/v1/indices/{index_name}/search").headers  # the API does not ask
+    assert error_of(api.get(f"/?index={index_name}", headers={"Authorization": "Basic %%%"}), 401)
+    # a key outside ASCII, as a browser sends it (UTF-8)
+    other = create_app({"es_url": es_url, "api_key": "钥匙", "protect_reads": True}).test_client()
+    assert other.get(f"/?index={index_name}", headers=basic("u", "钥匙")).status_code == 200
+    # writes take no Basic credentials: a browser would attach them to another site's form posted here
+    for url in (f"/v1/indices/{index_name}/reconcile", f"/v1/indices/{index_name}/dedupe"):
+        posted = api.post(url, headers=basic("reader", "s3cret"), data={"x": "1"})
+        assert error_of(posted, 401)["type"] == "unauthorized", url
+    # reads protected with no key set: no password opens them, so the page does not ask for one
+    keyless = create_app({"es_url": es_url, "protect_reads": True}).test_client()
+    refused = keyless.get(f"/?index={index_name}", headers=basic("reader", ""))
+    assert error_of(refused, 401)["type"] == "unauthorized" and "WWW-Authenticate" not in refused.headers
 
 
 def test_settings_read_the_new_variables() -> None:
