@@ -36,7 +36,9 @@ __all__ = ["MAX_RESULT_WINDOW", "get_cluster", "list_clusters", "overview", "sea
 
 #: how an index of text documents is searched and shown
 _TEXTS = Shown.of(None)
-_PRECISION = 40000  # cardinality is exact (within hash collisions) below this many clusters
+#: the cardinality aggregation's threshold: below this many clusters its count is close to exact (an estimate all
+#: the same, which may be a few short at 10,000), above it the error grows
+_PRECISION = 40000
 _SNIPPET = 300
 #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
 MAX_RESULT_WINDOW = 10_000
@@ -358,7 +360,8 @@ def _first_fingerprint(source: dict[str, Any] | None) -> int | None:
 
 def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> dict[str, Any]:
     """Numbers for the overview charts: documents, clusters, duplicate share, cluster-size
-    distribution (clusters per size, over the ``max_clusters`` largest), duplicates over time."""
+    distribution (clusters per size, over the ``max_clusters`` largest; ``sizes_complete`` when no cluster was
+    left out), duplicates over time."""
     head = _search(
         client,
         index=index,
@@ -402,6 +405,7 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
         "duplicates": duplicates,
         "duplicate_share": duplicates / total if total else 0.0,
         "cluster_sizes": [{"size": s, "clusters": c} for s, c in sorted(by_size.items())],
+        "sizes_complete": int(aggs["sizes"].get("sum_other_doc_count", 0)) == 0,
         "timeline": timeline,
     }
 

@@ -31,11 +31,15 @@ bp = APIBlueprint(
 PAGE = 20
 #: the last page the search pages through: 500 pages of 20 reach Elasticsearch's result window (10,000 hits)
 LAST_PAGE = 500
+#: how many clusters, the largest, the clusters page lists
+CLUSTERS_LISTED = 100
 #: how many members the cluster page compares with the canonical (a character diff of two long texts takes a
 #: noticeable fraction of a second; the others are listed)
 COMPARED = 20
 #: how many more members the cluster page lists, by title
 LISTED = 179
+#: how many clusters, the largest, the overview's size chart counts (a terms aggregation's buckets)
+SIZE_CHART_CLUSTERS = 10_000
 
 
 #: what a page refused for want of the key asks the browser for: the key as the password, any user name
@@ -104,15 +108,22 @@ def search_page() -> str:
     page = _int_arg("page", 1, 1, LAST_PAGE)
     result = search(state().client, index, q, hide, PAGE, (page - 1) * PAGE, shown=shown(index))
     pages = min(LAST_PAGE, -(-result["total"] // PAGE))
-    return render_template("search.html", index=index, q=q, hide=hide, page=page, result=result, pages=pages)
+    asked = None
+    if page > max(1, pages):  # past the last page (a bookmark, fewer hits since): the last page, saying so
+        asked, page = page, max(1, pages)
+        if result["total"]:
+            result = search(state().client, index, q, hide, PAGE, (page - 1) * PAGE, shown=shown(index))
+    return render_template(
+        "search.html", index=index, q=q, hide=hide, page=page, result=result, pages=pages, asked_page=asked
+    )
 
 
 @bp.get("/clusters")
 def clusters_page() -> str:
     index = _index()
     min_size = _int_arg("min_size", 2, 1, 1_000_000)
-    data = list_clusters(state().client, index, min_size, 100, shown(index))
-    return render_template("clusters.html", index=index, min_size=min_size, data=data)
+    data = list_clusters(state().client, index, min_size, CLUSTERS_LISTED, shown(index))
+    return render_template("clusters.html", index=index, min_size=min_size, data=data, listed=CLUSTERS_LISTED)
 
 
 @bp.get("/clusters/<doc_id:cluster_id>", merge_slashes=False)  # a cluster is named by a document id
@@ -123,21 +134,25 @@ def cluster_page(cluster_id: str) -> str:
     if data is None:
         raise ApiError(404, "cluster_not_found", f"no cluster {cluster_id!r} in index {index!r}")
     members = data["members"]
-    canonical = next((m for m in members if m["canonical"]), members[0])
-    others = [m for m in members if m is not canonical]
+    # the canonical leads the first page; when it is gone (deleted, or moved to another cluster) the members are
+    # compared with the earliest one left, which the page names as such, not as the canonical
+    canonical = next((m for m in members if m["canonical"]), None)
+    reference = canonical or members[0]
+    others = [m for m in members if m is not reference]
     listed: list[dict[str, Any]] = []
     if data["size"] > len(members):  # the rest by title only
         rest = get_cluster(state().client, index, cluster_id, size=LISTED, from_=len(members), text_chars=0, shown=how)
         listed = rest["members"] if rest is not None else []
     rows: list[dict[str, Any]] = []
     for m in others:
-        left, right = side_by_side(canonical.get("text") or "", m.get("text") or "")
+        left, right = side_by_side(reference.get("text") or "", m.get("text") or "")
         rows.append({"member": m, "left": left, "right": right})
     return render_template(
         "cluster.html",
         index=index,
         data=data,
         canonical=canonical,
+        reference=reference,
         rows=rows,
         listed=listed,
         chars=MAX_CHARS,
@@ -147,4 +162,15 @@ def cluster_page(cluster_id: str) -> str:
 @bp.get("/overview")
 def overview_page() -> str:
     index = _index()
-    return render_template("overview.html", index=index, data=overview(state().client, index))
+    data = overview(state().client, index, max_clusters=SIZE_CHART_CLUSTERS)
+    return render_template(
+        "overview.html",
+        index=index,
+        data=data,
+        # the size chart counts the largest clusters only: the rest, the smallest, are left out past that many
+        truncated=not data["sizes_complete"],
+        limit=SIZE_CHART_CLUSTERS,
+        # clusters of two or more: all of them when the chart reached clusters of one, else at least these
+        grouped=sum(b["clusters"] for b in data["cluster_sizes"] if b["size"] > 1),
+        grouped_exact=data["sizes_complete"] or any(b["size"] == 1 for b in data["cluster_sizes"]),
+    )

@@ -3,6 +3,7 @@ distances to the canonical; texts cut to ``text_chars`` (or left out), with thei
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -78,3 +79,35 @@ def test_later_pages_through_an_alias_of_several_indices(api: FlaskClient, es: E
         assert len(later) == 3 and all(isinstance(m["distance_to_canonical"], int) for m in later)
     finally:
         remove_indices(es, other)
+
+
+def test_the_cluster_page_marks_differences_in_words_and_its_documents_language(
+    api: FlaskClient, clustered: str
+) -> None:
+    """Added and removed passages differ by more than colour: an underline, a strike, and words read out."""
+    page = api.get(f"/clusters/m0?index={clustered}").get_data(as_text=True)
+    assert '<del class="diff"><span class="visually-hidden" lang="en">removed: </span>' in page
+    assert '<ins class="diff"><span class="visually-hidden" lang="en">added: </span>' in page
+    assert page.count('<div class="col" lang="zh">') == 2 * (len(ENDINGS) - 1)
+    assert '<strong lang="zh">标题0</strong>' in page and '<html lang="en">' in page
+    with api.get("/ui/static/app.css") as resp:
+        css = re.sub(r"/\*.*?\*/", "", resp.get_data(as_text=True), flags=re.S)
+    rules = {k.strip(): v for k, v in re.findall(r"([^{}]+)\{([^}]*)\}", css)}
+    assert "text-decoration" not in rules["ins.diff"] and "text-decoration" not in rules["del.diff"]
+    assert "clip" in rules[".visually-hidden"] and "position: absolute" in rules[".visually-hidden"]
+
+
+def test_a_cluster_whose_canonical_is_gone_says_so(api: FlaskClient, es: Elasticsearch, clustered: str) -> None:
+    """With the canonical document deleted, the page says so and names the member the others are compared with."""
+    es.delete(index=clustered, id="m0", refresh=True)
+    page = api.get(f"/clusters/m0?index={clustered}").get_data(as_text=True)
+    assert "Canonical:" not in page
+    assert "The canonical document, m0, is missing" in page
+    first = _page(api, clustered)["members"][0]["id"]
+    assert f'compared with the earliest member left,\n<strong lang="zh">标题{first[1:]}</strong> ({first})' in page
+    assert page.count('class="member"') == len(ENDINGS) - 2
+    for k in range(1, len(ENDINGS)):
+        if f"m{k}" != first:
+            es.delete(index=clustered, id=f"m{k}", refresh=True)
+    alone = api.get(f"/clusters/m0?index={clustered}").get_data(as_text=True)
+    assert "only its canonical document" not in alone and "The canonical document, m0, is missing" in alone

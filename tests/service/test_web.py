@@ -105,6 +105,76 @@ def test_search_switch_on_hides_duplicates_and_expands_them(page: object, base_u
     pg.screenshot(path=str(SHOTS / "search-hidden-expanded.png"), full_page=True)  # type: ignore[attr-defined]
 
 
+def _is_search(url: str) -> bool:
+    return "/v1/indices/" in url and "/search" in url
+
+
+def test_a_second_click_while_the_similar_load_lists_them_once(page: object, base_url: str) -> None:
+    """A click while the list loads asks nothing more: one search, each member listed once."""
+    from playwright.sync_api import expect
+
+    pg = page  # type: ignore[assignment]
+    pg.goto(f"{base_url}/?hide=1")  # type: ignore[attr-defined]
+    grouped = pg.locator("li.hit[data-hidden]:not([data-hidden='0'])").first  # type: ignore[attr-defined]
+    button, listed = grouped.locator("button.expand"), grouped.locator("ul.similar")
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # answered when the test says
+        held.append(route)
+
+    pg.route(_is_search, hold)  # type: ignore[attr-defined]
+    try:
+        button.click()
+        button.click()
+        pg.wait_for_timeout(500)  # type: ignore[attr-defined]
+        assert len(held) == 1, f"{len(held)} searches for one list"
+        assert listed.get_attribute("id") == button.get_attribute("aria-controls")
+        assert listed.get_attribute("aria-busy") == "true" and button.get_attribute("aria-expanded") == "false"
+        held.pop().continue_()
+        expect(listed).to_be_visible()
+        expect(listed).not_to_have_attribute("aria-busy", "true")
+        items = grouped.locator("li.similar-item")
+        assert items.count() == int(grouped.get_attribute("data-hidden"))
+        assert items.first.locator("[lang=zh]").count() == 1  # the title, in the documents' language
+        assert button.get_attribute("aria-expanded") == "true"
+        button.click()
+        expect(listed).to_be_hidden()
+        assert button.get_attribute("aria-expanded") == "false"
+    finally:
+        for route in held:
+            route.continue_()
+        pg.unroute(_is_search)  # type: ignore[attr-defined]
+
+
+def test_a_failed_search_for_the_similar_says_so(page: object, base_url: str) -> None:
+    """An answer that is no JSON (a proxy's error page), or none at all, is shown as an error under the hit."""
+    from playwright.sync_api import expect
+
+    pg = page  # type: ignore[assignment]
+    pg.goto(f"{base_url}/?hide=1")  # type: ignore[attr-defined]
+    grouped = pg.locator("li.hit[data-hidden]:not([data-hidden='0'])").first  # type: ignore[attr-defined]
+    button, listed = grouped.locator("button.expand"), grouped.locator("ul.similar")
+    error, items = listed.locator("li.similar-error"), listed.locator("li.similar-item")
+
+    def proxy_error(route: Any) -> None:
+        route.fulfill(status=502, content_type="text/html", body="<html><h1>502 Bad Gateway</h1></html>")
+
+    for answer, said in ((proxy_error, "(502)"), (lambda route: route.abort(), "no answer")):
+        pg.route(_is_search, answer)  # type: ignore[attr-defined]
+        try:
+            button.click()
+            expect(error).to_be_visible(timeout=5_000)
+            assert "the search failed" in error.inner_text() and said in error.inner_text()
+            assert items.count() == 0 and button.get_attribute("aria-expanded") == "true"
+        finally:
+            pg.unroute(_is_search)  # type: ignore[attr-defined]
+        button.click()  # closes the list
+        expect(listed).to_be_hidden()
+    button.click()  # not marked loaded: asks again
+    expect(items.first).to_be_visible()
+    assert items.count() == int(grouped.get_attribute("data-hidden")) and error.count() == 0
+
+
 def test_cluster_page_highlights_differences(page: object, base_url: str, es: Elasticsearch) -> None:
     sizes = _cluster_sizes(es)
     biggest = max(sizes, key=lambda c: (sizes[c], c))
