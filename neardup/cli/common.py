@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from elasticsearch import ApiError as ESApiError
@@ -23,7 +23,7 @@ __all__ = ["fail", "reports_errors", "settings_from"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     click.echo(f"neardup: {message}", err=True)
     sys.exit(code)
 

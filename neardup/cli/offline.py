@@ -21,6 +21,7 @@ from neardup.config import Settings
 from neardup.errors import UsageError
 from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
 from neardup.es.json_input import JSONRefused, decode_json, decode_text
+from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
 from neardup.ingest.bits import to_hex, to_signed
 from neardup.ingest.cluster import cluster_records
@@ -276,6 +277,13 @@ def _given(name: str) -> bool:
     default=None,
     help="Per-field configuration (TOML/JSON): the lines are structured records.",
 )
+@click.option(
+    "--truth-field",
+    default=None,
+    help="Score the clusters against the labels of this field (a string or a number; lines with the same label are "
+    'duplicates of one another, a line without one, or with "", is a document of its own): pairwise precision, '
+    "recall and F1.",
+)
 def cluster_cmd(
     input_path: Path,
     output: Path,
@@ -287,12 +295,17 @@ def cluster_cmd(
     workers: int,
     skip_invalid: bool,
     fields_path: Path | None,
+    truth_field: str | None,
 ) -> None:
     """Cluster near-duplicates of a JSON-lines file (- reads standard input; no Elasticsearch needed).
 
-    Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance.
+    Writes one {"id", "cluster", "fingerprint"} line per input document, plus duplicate_of and distance. With
+    --truth-field, a labelled file is scored too (printed after the summary).
     """
     record_config = None
+    read = (id_field,) if fields_path is not None else (id_field, text_field, title_field)
+    if truth_field is not None and truth_field in read:
+        fail(f"--truth-field {truth_field} is the field the documents' id, text or title is read from, not a label", 2)
     if fields_path is not None:
         given = [f"--{name.replace('_', '-')}" for name in ("text_field", "title_field") if _given(name)]
         if given:  # the configuration names the fields a record is read from
@@ -301,16 +314,22 @@ def cluster_cmd(
             record_config = RecordConfig.load(fields_path)
         except RecordError as exc:
             fail(str(exc), 2)
+        spec = record_config.fields.get(truth_field) if truth_field is not None else None
+        if spec is not None and spec.mode != "ignore":  # a label that is also a feature would score itself
+            fail(f"--truth-field {truth_field} is a field the configuration reads ({spec.mode}), not a label", 2)
     try:
         with read_from(input_path) as handle:  # decoded line by line (read_jsonl)
             text_key = None if record_config is not None else text_field
-            items = list(read_jsonl(handle, DocumentFields(id_field, text_key, title_field), skip_invalid))
+            check = _label_check(truth_field) if truth_field is not None else None
+            items = list(read_jsonl(handle, DocumentFields(id_field, text_key, title_field), skip_invalid, check))
     except OSError as exc:
         fail(f"cannot read {input_path}: {exc.strerror}", 2)
     except UsageError as exc:
         fail(str(exc), 2)
     docs = [d for d in items if isinstance(d, InputDoc)]
     skipped = [p for p in items if isinstance(p, str)]
+    if truth_field is not None and all(d.doc.source.get(truth_field) in (None, "") for d in docs):
+        fail(f"no line has a label in {truth_field!r} (--truth-field): nothing to score against", 2)
     progress = sys.stderr.isatty()
     t0 = time.perf_counter()
     config = VerifyConfig(max_distance=max_distance, min_jaccard=min_jaccard)
@@ -352,6 +371,42 @@ def cluster_cmd(
     )
     for problem in skipped[:10]:
         click.echo(f"  skipped {problem}", err=True)
+    if truth_field is not None:
+        truth = [_label(doc, truth_field) for doc in docs]
+        scores = pairwise_scores(truth, assignment.cluster.tolist())
+        click.echo(
+            f"against {truth_field}: precision {scores.precision:.4f}, recall {scores.recall:.4f}, F1 {scores.f1:.4f} "
+            f"(pairs: {scores.tp + scores.fn:,} labelled, {scores.tp + scores.fp:,} clustered, {scores.tp:,} both)",
+            err=True,
+        )
+
+
+def _label_check(field: str) -> Callable[[Incoming], None]:
+    """The check of a line's label in ``field`` (see :func:`_label`): absent, null, a string or a number."""
+
+    def check(doc: Incoming) -> None:
+        value = doc.source.get(field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+            raise DocumentError(f"the label in {field!r} must be a string or a number, not {type(value).__name__}")
+
+    return check
+
+
+def _label(doc: InputDoc, field: str) -> tuple[str, Any]:
+    """A document's group for scoring: its label (a number and the same number as text are one label, ``3`` and
+    ``3.0`` too), or its own id when it has none (null or "").
+
+    >>> docs = [InputDoc(1, Incoming("a", "x", source={"g": 3})), InputDoc(2, Incoming("b", "y", source={"g": "3"})),
+    ...         InputDoc(3, Incoming("c", "z", source={"g": 3.0})), InputDoc(4, Incoming("d", "w", source={"g": ""}))]
+    >>> [_label(d, "g") for d in docs]
+    [('label', '3'), ('label', '3'), ('label', '3'), ('alone', 'd')]
+    """
+    value = doc.doc.source.get(field)
+    if value is None or value == "":
+        return ("alone", doc.id)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return ("label", str(value))
 
 
 @click.group()

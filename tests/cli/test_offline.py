@@ -50,6 +50,69 @@ def test_cluster_reaches_target_precision_and_recall(news_file: tuple[Path, dict
     assert scores.recall >= 0.9
 
 
+def test_truth_field_scores_a_labelled_file_as_the_metric_does(
+    news_file: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """A user's own labelled set: the labels ride in a field of each line; singletons may go without one."""
+    path, truth = news_file
+    sizes = {g: list(truth.values()).count(g) for g in set(truth.values())}
+    labelled = tmp_path / "labelled.jsonl"
+    with open(path, encoding="utf-8") as src, open(labelled, "w", encoding="utf-8") as out:
+        for k, line in enumerate(src):
+            doc = json.loads(line)
+            group = truth[doc["id"]]
+            if sizes[group] > 1:  # a group's label as a number on every other line: 7 and "7" are one label
+                index = sorted(sizes).index(group)
+                doc["group"] = index if k % 2 else str(index)
+            out.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    out_path = tmp_path / "out.jsonl"
+    result = run("cluster", str(labelled), "-o", str(out_path), "--truth-field", "group")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
+    want = pairwise_scores([truth[r["id"]] for r in rows], [r["cluster"] for r in rows])
+    line = result.stderr.splitlines()[-1]
+    assert line.startswith(
+        f"against group: precision {want.precision:.4f}, recall {want.recall:.4f}, F1 {want.f1:.4f} "
+        f"(pairs: {want.tp + want.fn:,} labelled, {want.tp + want.fp:,} clustered, {want.tp:,} both)"
+    ), line
+    assert want.tp + want.fn > 100  # labelled pairs to score
+
+
+@pytest.mark.parametrize(
+    ("lines", "args", "message"),
+    [
+        (['{"id": "a", "text": "正文"}'], ["--truth-field", "grp"], "no line has a label in 'grp'"),
+        (['{"id": "a", "text": "正文"}'], ["--truth-field", "text"], "--truth-field text is the field"),
+        (
+            ['{"id": "a", "text": "正文", "g": [1]}'],
+            ["--truth-field", "g"],
+            "line 1: the label in 'g' must be a string",
+        ),
+        (['{"id": "a", "text": "正文", "g": true}'], ["--truth-field", "g"], "not bool"),
+        (['{"id": "a", "text": "正文", "g": ""}'], ["--truth-field", "g"], "no line has a label in 'g'"),
+        ([""], ["--truth-field", "g"], "no line has a label in 'g'"),
+    ],
+)
+def test_truth_field_refusals_write_nothing(tmp_path: Path, lines: list[str], args: list[str], message: str) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    result = run("cluster", str(src), "-o", str(out), *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert not out.exists() and "Traceback" not in result.stderr
+
+
+def test_truth_field_may_not_be_a_field_the_configuration_reads(tmp_path: Path) -> None:
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"id": "a", "body": "正文", "category": "环保"}\n', encoding="utf-8")
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.body]\nmode = "text"\n[fields.category]\nmode = "value"\n', encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    result = run("cluster", str(src), "-o", str(out), "--fields", str(fields), "--truth-field", "category")
+    assert result.returncode == 2 and "a field the configuration reads (value)" in result.stderr, result.stderr
+    assert not out.exists()
+
+
 def test_bad_line_is_named_and_nothing_is_written(tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text('{"id": 1, "text": "第一篇文章的正文内容"}\n{"id": 2, "text": \n', encoding="utf-8")
