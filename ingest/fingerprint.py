@@ -31,7 +31,7 @@ from .simhash import simhash
 from .sketch import shingle_sketch
 from .weights import IdfTable, WeightConfig, weigh
 
-__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record", "version_of"]
+__all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record", "short_exact", "version_of"]
 
 #: bump on any change to normalisation, segmentation, weighting, hashing or status code
 ALGORITHM = 5
@@ -75,7 +75,8 @@ def version_of(config: FingerprintConfig) -> str:
 @dataclass(frozen=True)
 class Prepared:
     """A document after the stages that no weight setting changes: its kept words, the words in
-    signal-word sentences, its title's words, its content characters, their sketch and exact hash."""
+    signal-word sentences, its title's words, its content characters, their sketch and exact hash, and the exact
+    hash it has if it is too short (see :func:`short_exact`)."""
 
     words: list[str]
     signalled: frozenset[str]
@@ -83,6 +84,22 @@ class Prepared:
     chars: str
     sketch: npt.NDArray[np.uint32]
     exact: str
+    short_exact: str
+
+
+def short_exact(chars: str, title_chars: str) -> str:
+    """The exact hash of a too-short text: of its content characters, and its title's after a separator when it has
+    one. A body too short to fingerprint ("图片", "停电通知") says too little alone; its title is the rest of what
+    the document says, so the same short body under other titles is not a copy. (A text long enough is matched by its
+    body alone: a copy under another title, or none, is a copy.)
+
+    >>> short_exact("图片", "") == xxhash.xxh3_64_hexdigest("图片".encode())
+    True
+    >>> short_exact("图片", "北京") == short_exact("图片", "上海")
+    False
+    """
+    joined = chars + _FIELD_SEPARATOR + title_chars if title_chars else chars
+    return xxhash.xxh3_64_hexdigest(joined.encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -160,7 +177,8 @@ class Fingerprinter:
             )
             chars = content_chars(n)
             exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
-            out.append(Prepared(g.words, g.signalled, title_words, chars, shingle_sketch(chars), exact))
+            short = short_exact(chars, content_chars(normalize(title, fold)) if title else "")
+            out.append(Prepared(g.words, g.signalled, title_words, chars, shingle_sketch(chars), exact, short))
         return out
 
     def records(self, prepared: Sequence[Prepared], explain: int = 0) -> list[Record]:
@@ -171,7 +189,7 @@ class Fingerprinter:
         for p in prepared:
             w = weigh(p.words, tag, idf, wc, p.title_words, p.signalled, factors)
             top = tuple(sorted(w.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
-            out.append(self._record(w, p.chars, p.sketch, p.exact, self.version, top))
+            out.append(self._record(w, p.chars, p.sketch, p.exact, self.version, top, short=p.short_exact))
         return out
 
     def _record(
@@ -183,11 +201,14 @@ class Fingerprinter:
         version: str,
         top: tuple[tuple[str, float], ...],
         meta: npt.NDArray[np.uint32] | None = None,
+        short: str | None = None,
     ) -> Record:
+        """``short``: the exact hash if the document is too short (:func:`short_exact`; a record's exact hash holds
+        all its fields already)."""
         if not chars:  # an exact hash of nothing would make every such text (a title-only item, "……") one cluster
             return Record((), sketch, exact, "empty", version, top, meta)
         if len(chars) < self.config.min_chars or len(weights) < self.config.min_features:
-            return Record((), sketch, exact, "too_short", version, top, meta)
+            return Record((), sketch, exact if short is None else short, "too_short", version, top, meta)
         return Record(tuple(simhash(weights, self._seeds)), sketch, exact, "ok", version, top, meta)
 
     def record_version(self, config: RecordConfig) -> str:

@@ -146,6 +146,24 @@ def test_texts_without_letters_or_digits_are_each_a_cluster_of_their_own() -> No
     assert cluster_records(records, lambda r: r.fingerprints, VerifyConfig()).cluster.tolist() == [0, 1, 2, 3, 4, 4]
 
 
+def test_a_too_short_body_is_matched_with_its_title() -> None:
+    """The same short body under another title is another item (two photos, two notices); under the same title, or
+    with no title on either, a copy."""
+    fp = Fingerprinter.default()
+    docs = [
+        ("图片", "北京暴雨"),
+        ("（图片）", "上海台风"),
+        ("图片。", "北京暴雨"),
+        ("图片", None),
+        ("图片", ""),
+        ("图片", "　"),
+    ]
+    records = fp.fingerprint_many(docs)
+    assert {r.status for r in records} == {"too_short"}
+    assignment = cluster_records(records, lambda r: r.fingerprints, VerifyConfig())
+    assert assignment.cluster.tolist() == [0, 1, 0, 3, 3, 3]
+
+
 def test_copies_of_one_text_cluster_whatever_their_titles_or_spacing() -> None:
     """A title on one copy only, another title, or the text spaced out character by character moves the fingerprint
     past every block of many articles; the copies have the same content characters, and pair by that exact hash."""

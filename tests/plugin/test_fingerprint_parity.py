@@ -85,6 +85,8 @@ def test_long_words_and_degenerate_input(plugin: PluginBuild, fp: Fingerprinter)
         ("，。！", None),
         ("", "国务院常务会议"),
         ("😀……", "图片"),
+        ("（图片）", "国务院常务会议"),
+        ("图片", "　"),
         ("好", "好"),
         ("a" * 5000, None),
         ("北京" * 3000, "北京"),

@@ -158,6 +158,12 @@ def _short_and_exact(articles: Sequence[Article]) -> list[tuple[str, str | None]
     rng = random.Random(5)
     shorts = ["好的", "收到", "好的", "嗯", "收到", "谢谢", "好的", "", "，，。", "", "OK", "ok", "谢谢！", "谢谢"]
     docs: list[tuple[str, str | None]] = [(t, None) for t in shorts] + [("", "图片"), ("", "图片"), ("…", "国务院")]
+    docs += [
+        ("（图片）", "北京"),
+        ("图片", "上海"),
+        ("图片", "北京"),
+        ("图片", None),
+    ]  # short bodies go with their titles
     for a in articles[:40]:
         docs += [(a.text, a.title), (a.text, a.title), (a.text, None), (a.text, "转载：" + a.title)]
     rng.shuffle(docs)
@@ -166,9 +172,9 @@ def _short_and_exact(articles: Sequence[Article]) -> list[tuple[str, str | None]
 
 def test_too_short_texts_and_exact_duplicates(plugin: PluginBuild, fp: Fingerprinter, articles: list[Article]) -> None:
     records = fp.fingerprint_many(_short_and_exact(articles))
-    assert (sum(r.status == "too_short" for r in records), sum(r.status == "empty" for r in records)) == (11, 6)
+    assert (sum(r.status == "too_short" for r in records), sum(r.status == "empty" for r in records)) == (15, 6)
     rows = compare(plugin, records, "short-exact")
-    assert sum(r[1] is not None and r[3] == 1.0 for r in rows) >= 40 * 3 + 6  # every copy, every repeated short text
+    assert sum(r[1] is not None and r[3] == 1.0 for r in rows) >= 40 * 3 + 7  # every copy, every repeated short text
     assert all(row[1] is None for row, r in zip(rows, records, strict=True) if r.status == "empty")
 
 

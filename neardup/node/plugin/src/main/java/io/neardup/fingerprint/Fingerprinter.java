@@ -102,10 +102,19 @@ public final class Fingerprinter {
         }
         out.put(FieldNames.STATUS, ok ? "ok" : empty ? "empty" : "too_short");
         out.put(FieldNames.VERSION, config.version());
-        out.put(FieldNames.EXACT, Hashes.xxh3Hex(chars));
+        out.put(FieldNames.EXACT, Hashes.xxh3Hex(ok || empty ? chars : shortExactInput(chars, title)));
         out.put(FieldNames.MINHASH, Sketch.encode(Sketch.of(chars)));
         out.put(FieldNames.META_MINHASH, null);
         return out;
+    }
+
+    /**
+     * What a too-short text's exact hash is of ({@code short_exact} in Python): its content characters, and its title's
+     * after a separator when it has one; a body too short to fingerprint says too little alone.
+     */
+    private String shortExactInput(String chars, String title) {
+        String titleChars = title != null && title.isEmpty() == false ? Normalize.contentChars(normalize(title)) : "";
+        return titleChars.isEmpty() ? chars : chars + "\u001f" + titleChars;
     }
 
     @Override
