@@ -16,7 +16,7 @@ from elasticsearch import ConnectionTimeout
 from flask import Response, jsonify
 
 from neardup.errors import BatchNotUndone, ClusterFingerprintFailed, SearchFailed, UsageError
-from neardup.es.client import ESUnavailable
+from neardup.es.client import ESUnavailable, refusal_reason
 
 __all__ = [
     "COMMON_ERRORS",
@@ -135,7 +135,7 @@ def es_refusal(exc: ESApiError | SearchFailed) -> tuple[Response, int]:
     """The answer to a request Elasticsearch refused or failed (the web page shows the same as a page)."""
     if isinstance(exc, SearchFailed):
         return _es_failure(exc.status, str(exc.error.get("type", "")), str(exc))
-    return _es_failure(exc.meta.status, str(exc.error), _reason(exc))
+    return _es_failure(exc.meta.status, str(exc.error), refusal_reason(exc))
 
 
 def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
@@ -160,11 +160,3 @@ def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
     if 400 <= status < 500:
         return error_response(400, "elasticsearch_rejected", reason)
     return error_response(502, "elasticsearch_error", reason)
-
-
-def _reason(exc: ESApiError) -> str:
-    info = exc.info if isinstance(exc.info, dict) else {}
-    err = info.get("error")
-    if isinstance(err, dict):
-        return str(err.get("reason") or err.get("type") or exc.error)
-    return str(exc.error)

@@ -17,6 +17,7 @@ from elasticsearch import ConnectionTimeout
 
 from neardup.config import Settings
 from neardup.errors import EmbeddedESError, NeardupError
+from neardup.es.client import refusal_reason
 
 __all__ = ["fail", "reports_errors", "settings_from"]
 
@@ -54,7 +55,7 @@ def reports_errors(func: F) -> F:
                 "start it (neardup es start) or set NEARDUP_ES_URL"
             )
         except ESApiError as exc:
-            fail(f"Elasticsearch refused the request: {exc.message} ({exc.meta.status})")
+            fail(f"Elasticsearch refused the request ({exc.meta.status}): {refusal_reason(exc)}")
         except OSError as exc:  # a folder or file of NEARDUP_HOME, --data or an input that cannot be made or read
             where = f" {exc.filename}" if exc.filename else ""
             fail(f"cannot use{where}: {exc.strerror or exc}")

@@ -17,7 +17,14 @@ from tqdm import tqdm
 from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
 from neardup.es.batch import BatchConfig, NoTextField, Progress, check_text_field, dedupe, read_fields, reconcile
-from neardup.es.client import location, make_client, record_config, setup_index, validate_index_name
+from neardup.es.client import (
+    is_internal_index,
+    location,
+    make_client,
+    record_config,
+    setup_index,
+    validate_index_name,
+)
 from neardup.es.documents import DocumentFields, Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.jobs import run_job
@@ -69,6 +76,19 @@ class _Bars:
             bar.close()
 
 
+#: how many refused documents `neardup index` names one by one (the rest are counted)
+_ERRORS_SHOWN = 20
+
+
+def _target(index: str) -> str:
+    """``index`` as the index a command works on: a valid name, and none of neardup's own indices (its jobs and
+    imports) or Elasticsearch's (as the service refuses them)."""
+    validate_index_name(index)
+    if is_internal_index(index):
+        raise UsageError(f"index {index!r} is internal to neardup or Elasticsearch: name an index of your own")
+    return index
+
+
 @click.command("setup")
 @click.argument("index")
 @click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
@@ -89,6 +109,7 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     """Install the neardup templates and create INDEX (idempotent)."""
     if flag and not pipeline:
         raise click.UsageError("--flag applies to the pipeline: use --pipeline --flag")
+    _target(index)
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
     if pipeline:
@@ -124,7 +145,7 @@ def index_cmd(
     es_url: str | None,
 ) -> None:
     """Flag and index FILE.jsonl into INDEX through the ingest pipeline (each line checked first)."""
-    validate_index_name(index)
+    _target(index)
     try:
         with open(input_path, "rb") as handle:  # decoded line by line: a line that is not UTF-8 is one bad line
             fields = DocumentFields(id_field, text_field, title_field)
@@ -151,30 +172,38 @@ def index_cmd(
     bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
     written = duplicates = failed = 0
     started = time.perf_counter()
-    with FingerprintPool(workers) as pool:
-        for k in range(0, len(docs), batch_size):
-            chunk = docs[k : k + batch_size]
-            records = pool.fingerprint([(d.doc.text or "", d.doc.title) for d in chunk])
-            incoming = [d.doc for d in chunk]
-            try:
-                items = index_batch(client, index, incoming, fingerprinter, config, records, recent=recent)
-            except Exception:
-                bar.close()
-                click.echo(
-                    f"neardup: stopped at line {chunk[0].line}; {written} documents before it are indexed. "
-                    "Re-run the same command to resume (documents are written by id).",
-                    err=True,
+    line = docs[0].line if docs else 0
+    try:
+        with FingerprintPool(workers) as pool:
+            for k in range(0, len(docs), batch_size):
+                chunk = docs[k : k + batch_size]
+                line = chunk[0].line
+                records = pool.fingerprint([(d.doc.text or "", d.doc.title) for d in chunk])
+                items = index_batch(
+                    client, index, [d.doc for d in chunk], fingerprinter, config, records, recent=recent
                 )
-                raise
-            written += sum(1 for i in items if i.written)
-            duplicates += sum(1 for i in items if i.duplicate_of)
-            for item in items:
-                if item.status == "error":
+                written += sum(1 for i in items if i.written)
+                duplicates += sum(1 for i in items if i.duplicate_of)
+                for item in (i for i in items if i.status == "error"):
                     failed += 1
-                    click.echo(f"  {item.id}: {item.error}", err=True)
-            bar.update(len(chunk))
+                    if failed <= _ERRORS_SHOWN:
+                        click.echo(f"  {item.id}: {item.error}", err=True)
+                bar.update(len(chunk))
+                line = 0
+        client.indices.refresh(index=index)  # searchable when the command returns
+    except BaseException as exc:  # Elasticsearch gone, a refusal, Ctrl-C: where to resume from, then the error
+        bar.close()
+        where = f"stopped at line {line}; {written} documents before it" if line else f"stopped; {written} documents"
+        click.echo(
+            f"neardup: {where} are indexed. Re-run the same command to resume (documents are written by id).",
+            err=True,
+        )
+        if isinstance(exc, KeyboardInterrupt):
+            sys.exit(130)
+        raise
     bar.close()
-    client.indices.refresh(index=index)  # searchable when the command returns
+    if failed > _ERRORS_SHOWN:
+        click.echo(f"  … and {failed - _ERRORS_SHOWN} more documents refused", err=True)
     click.echo(
         f"indexed {written} documents into {index}: {duplicates} flagged as near-duplicates, "
         f"{failed} failed, "
@@ -270,7 +299,7 @@ def _both(job: Progress, bars: Progress) -> Progress:
 
 def _existing(index: str, es_url: str | None) -> Any:
     """A client of the cluster holding ``index`` (which it does not change)."""
-    validate_index_name(index)
+    _target(index)
     client = make_client(Settings.from_env(es_url=es_url))
     if not client.indices.exists(index=index):
         raise UsageError(f"no index {index!r} at {location(client)}")
@@ -381,7 +410,7 @@ def import_cmd(
     es_url: str | None,
 ) -> None:
     """Import rows of a relational database (SQLAlchemy URL, e.g. sqlite:///file.db) into INDEX."""
-    validate_index_name(index)
+    _target(index)
     if (table is None) == (query is None):
         raise UsageError("give exactly one of --table and --query")
     if since and incremental and since[0] != incremental:

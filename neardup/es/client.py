@@ -39,6 +39,7 @@ __all__ = [
     "read_index_meta",
     "read_record_config",
     "record_config",
+    "refusal_reason",
     "setup_index",
     "validate_index_name",
     "write_index_meta",
@@ -114,6 +115,24 @@ def _index_name_problem(name: object) -> str:
     if size > _INDEX_NAME_BYTES:
         return f"it has {size} bytes in UTF-8; the limit is {_INDEX_NAME_BYTES}"
     return ""
+
+
+def refusal_reason(exc: ApiError) -> str:
+    """What Elasticsearch said when it refused a request: its error's reason (the type when it gives none). An answer
+    that is no Elasticsearch error (another server's page at that address) is cut to its first 200 characters.
+
+    >>> refusal_reason(ApiError("x", None, {"error": {"type": "illegal_argument_exception", "reason": "can't merge"}}))
+    "can't merge"
+    >>> page = refusal_reason(ApiError("x", None, "<html>\\n  <body>" + "a" * 300))
+    >>> page[:20], len(page)
+    ('<html> <body>aaaaaaa', 201)
+    """
+    info = exc.info if isinstance(exc.info, dict) else {}
+    err = info.get("error")
+    if isinstance(err, dict):
+        return str(err.get("reason") or err.get("type") or exc.error)
+    said = " ".join(str(exc.info if exc.info else exc.error).split())
+    return said if len(said) <= 200 else said[:200] + "…"
 
 
 def is_internal_index(name: str) -> bool:

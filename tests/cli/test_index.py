@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -187,6 +189,53 @@ def test_batch_commands_report_missing_index_and_unreachable_es(es_url: str) -> 
         assert "s3cret" not in with_password.stderr
     down = _run("dedupe", "anything", es_url="http://127.0.0.1:9")
     assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
+
+
+@pytest.mark.parametrize("command", ["index", "setup", "dedupe", "reconcile"])
+def test_commands_refuse_neardups_own_indices(corpus_file: Path, es_url: str, es: Elasticsearch, command: str) -> None:
+    before = es.count(index=JOBS_INDEX)["count"] if es.indices.exists(index=JOBS_INDEX) else 0
+    args = [str(corpus_file)] if command == "index" else []
+    res = _run(command, JOBS_INDEX, *args, es_url=es_url)
+    assert res.returncode == 2 and "is internal to neardup or Elasticsearch" in res.stderr, res.stderr
+    if es.indices.exists(index=JOBS_INDEX):
+        assert es.count(index=JOBS_INDEX)["count"] == before
+        assert not es.indices.get_settings(index=JOBS_INDEX, name="index.default_pipeline")[JOBS_INDEX]["settings"]
+
+
+def test_what_elasticsearch_refuses_is_said_with_its_reason(es_url: str, es: Elasticsearch, index_name: str) -> None:
+    es.indices.create(index=index_name, mappings={"properties": {"neardup": {"type": "keyword"}}})
+    res = _run("setup", index_name, es_url=es_url)
+    assert res.returncode == 1 and "Elasticsearch refused the request (400): " in res.stderr, res.stderr
+    assert "neardup" in res.stderr.split("(400): ", 1)[1] and "Traceback" not in res.stderr
+
+
+def test_ctrl_c_says_where_to_resume_and_a_rerun_completes(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    arts = load_peoples_daily()
+    path = tmp_path / "many.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        for k in range(3000):
+            out.write(json.dumps({"id": f"d{k}", "text": arts[k % len(arts)].text[:400] + str(k)}) + "\n")
+    env = os.environ | {"NEARDUP_ES_URL": es_url}
+    cmd = [sys.executable, "-m", "neardup", "index", index_name, str(path), "--batch-size", "20"]
+    # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and passes that on
+    restore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=restore)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:  # interrupted once some batches are in
+        if es.indices.exists(index=index_name) and es.count(index=index_name)["count"] >= 60:
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)  # as Ctrl-C sends it
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    found = re.search(r"stopped at line (\d+); (\d+) documents before it are indexed\. Re-run", err)
+    assert found is not None and "Traceback" not in err, err
+    assert int(found.group(2)) >= 60 and int(found.group(1)) == int(found.group(2)) + 1
+    again = _run("index", index_name, str(path), es_url=es_url)
+    assert again.returncode == 0 and "indexed 3000 documents" in again.stderr, again.stderr
+    assert es.count(index=index_name)["count"] == 3000
 
 
 def test_a_cluster_that_does_not_answer_in_time_is_not_called_unreachable() -> None:
