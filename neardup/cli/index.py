@@ -39,7 +39,7 @@ from neardup.integrations.sql_import import ImportSpec, ImportStopped, make_url_
 from neardup.service.server import serve
 
 from .common import reports_errors
-from .offline import InputDoc, read_jsonl
+from .offline import InputDoc, read_from, read_jsonl
 
 __all__ = [
     "dedupe_cmd",
@@ -124,7 +124,7 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
 
 @click.command("index")
 @click.argument("index")
-@click.argument("input_path", metavar="FILE.jsonl", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="FILE.jsonl", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option("--id-field", default="id", show_default=True)
 @click.option("--text-field", default="text", show_default=True)
 @click.option("--title-field", default="title", show_default=True)
@@ -144,12 +144,15 @@ def index_cmd(
     skip_invalid: bool,
     es_url: str | None,
 ) -> None:
-    """Flag and index FILE.jsonl into INDEX through the ingest pipeline (each line checked first)."""
+    """Flag and index FILE.jsonl (- reads standard input) into INDEX as the service does (each line checked first;
+    a text longer than NEARDUP_MAX_TEXT_CHARS is a bad line, as the service refuses it)."""
     _target(index)
+    settings = Settings.from_env(es_url=es_url)
     try:
-        with open(input_path, "rb") as handle:  # decoded line by line: a line that is not UTF-8 is one bad line
+        with read_from(input_path) as handle:  # decoded line by line: a line that is not UTF-8 is one bad line
             fields = DocumentFields(id_field, text_field, title_field)
-            lines = list(read_jsonl(handle, fields, skip_invalid, check=Incoming.check_storable))
+            limit = settings.max_text_chars
+            lines = list(read_jsonl(handle, fields, skip_invalid, check=Incoming.check_storable, max_chars=limit))
             docs = [d for d in lines if isinstance(d, InputDoc)]
     except OSError as exc:
         raise UsageError(f"cannot read {input_path}: {exc.strerror}") from exc
@@ -157,7 +160,6 @@ def index_cmd(
         if isinstance(problem, str):
             click.echo(f"  skipped {problem}", err=True)
     skipped = len(lines) - len(docs)
-    settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
     if record_config(client, index) is not None:
         raise UsageError(
@@ -284,7 +286,11 @@ def reconcile_cmd(index: str, es_url: str | None) -> None:
         )
     finally:
         bars.close()
-    _report(result)
+    unread = f"no document of {index} holds fingerprints of version {version}"
+    _report(
+        result,
+        f"{unread}: `neardup dedupe {index}` fingerprints and clusters it" if not result.get("documents") else None,
+    )
 
 
 def _both(job: Progress, bars: Progress) -> Progress:

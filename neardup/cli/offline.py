@@ -35,7 +35,16 @@ from neardup.ingest.weights import IdfTable, fit_idf
 
 from .common import fail, reports_errors
 
-__all__ = ["InputDoc", "cluster_cmd", "eval_cmd", "fingerprint_all", "fingerprint_cmd", "idf", "read_jsonl"]
+__all__ = [
+    "InputDoc",
+    "cluster_cmd",
+    "eval_cmd",
+    "fingerprint_all",
+    "fingerprint_cmd",
+    "idf",
+    "read_from",
+    "read_jsonl",
+]
 
 _R = TypeVar("_R")
 
@@ -127,10 +136,12 @@ def read_jsonl(
     fields: DocumentFields,
     skip_invalid: bool,
     check: Callable[[Incoming], None] | None = None,
+    max_chars: int | None = None,
 ) -> Iterator[InputDoc | str]:
     """Documents of a JSON-lines file, each checked by :func:`validate_document` and by ``check`` (which raises
-    :class:`DocumentError`); a bad line raises UsageError naming it, or with ``skip_invalid`` (the commands'
-    ``--skip-invalid``) yields the problem as a string instead.
+    :class:`DocumentError`) and ``max_chars`` (a text's limit, as :func:`validate_document` applies it); a bad line
+    raises UsageError naming it, or with ``skip_invalid`` (the commands' ``--skip-invalid``) yields the problem as a
+    string instead.
 
     Lines end at "\\n", as in the service's NDJSON. A binary ``handle`` is decoded line by line, so bytes that are
     not UTF-8 make their line a bad line, not the whole file. A UTF-8 byte order mark before the first line (as
@@ -150,7 +161,7 @@ def read_jsonl(
             continue
         try:
             obj = decode_json(line) if isinstance(line, bytes) else decode_text(line, from_utf8=True)
-            doc = validate_document(obj, fields, default_id=str(number))
+            doc = validate_document(obj, fields, max_chars, default_id=str(number))
             if check is not None:
                 check(doc)
             numbered = obj.get(fields.id) is None

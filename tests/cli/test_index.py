@@ -199,7 +199,8 @@ def test_commands_refuse_neardups_own_indices(corpus_file: Path, es_url: str, es
     assert res.returncode == 2 and "is internal to neardup or Elasticsearch" in res.stderr, res.stderr
     if es.indices.exists(index=JOBS_INDEX):
         assert es.count(index=JOBS_INDEX)["count"] == before
-        assert not es.indices.get_settings(index=JOBS_INDEX, name="index.default_pipeline")[JOBS_INDEX]["settings"]
+        pipelines = es.indices.get_settings(index=JOBS_INDEX, name="index.default_pipeline")
+        assert not any(s.get("settings") for s in pipelines.values()), pipelines
 
 
 def test_what_elasticsearch_refuses_is_said_with_its_reason(es_url: str, es: Elasticsearch, index_name: str) -> None:
@@ -207,6 +208,38 @@ def test_what_elasticsearch_refuses_is_said_with_its_reason(es_url: str, es: Ela
     res = _run("setup", index_name, es_url=es_url)
     assert res.returncode == 1 and "Elasticsearch refused the request (400): " in res.stderr, res.stderr
     assert "neardup" in res.stderr.split("(400): ", 1)[1] and "Traceback" not in res.stderr
+
+
+def test_index_reads_standard_input_and_applies_the_text_limit(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    env = os.environ | {"NEARDUP_ES_URL": es_url, "NEARDUP_MAX_TEXT_CHARS": "1000"}
+    lines = corpus_file.read_text(encoding="utf-8")
+    longest = max(len(json.loads(line)["text"]) for line in lines.splitlines())
+    assert longest > 1000
+    cmd = [sys.executable, "-m", "neardup", "index", index_name, "-"]
+    refused = subprocess.run(cmd, input=lines, capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert refused.returncode == 2 and "characters; the limit is 1000" in refused.stderr, refused.stderr
+    assert not es.indices.exists(index=index_name)  # nothing written
+    env["NEARDUP_MAX_TEXT_CHARS"] = str(longest)
+    res = subprocess.run(cmd, input=lines, capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert res.returncode == 0 and "indexed 25 documents" in res.stderr, res.stderr
+
+
+def test_reconcile_of_an_index_never_fingerprinted_points_at_dedupe(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    es.index(
+        index=index_name,
+        id="1",
+        document={"text": "国务院今天召开常务会议，部署推动经济稳定增长的措施。"},
+        refresh=True,
+    )
+    res = _run("reconcile", index_name, es_url=es_url)
+    assert res.returncode == 0 and "documents=0" in res.stdout, res.stderr
+    assert (
+        f"no document of {index_name} holds fingerprints" in res.stderr and f"neardup dedupe {index_name}" in res.stderr
+    )
 
 
 def test_ctrl_c_says_where_to_resume_and_a_rerun_completes(
