@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -41,6 +42,11 @@ def _record_batch(config: RecordConfig, batch: Sequence[Mapping[str, Any]]) -> l
     return out
 
 
+def _ignore_interrupts() -> None:
+    """A worker's start: Ctrl-C reaches every process of the terminal's group, and the parent stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class FingerprintPool:
     """``with FingerprintPool(workers) as pool: pool.fingerprint(pairs)`` — in order; one process
     (no pool) when ``workers`` is 1. Each worker builds the default :class:`Fingerprinter` once."""
@@ -54,7 +60,7 @@ class FingerprintPool:
 
     def __enter__(self) -> FingerprintPool:
         if self.workers > 1:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_interrupts)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

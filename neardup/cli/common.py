@@ -29,6 +29,10 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
+#: a command interrupted (Ctrl-C), as a shell reports SIGINT
+EXIT_INTERRUPTED = 130
+
+
 def reports_errors(func: F) -> F:
     """Turn neardup's own errors into a one-line message and a non-zero exit."""
 
@@ -36,6 +40,8 @@ def reports_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except KeyboardInterrupt:  # a command that can say more (where to resume) says it before this
+            fail("interrupted", EXIT_INTERRUPTED)
         except EmbeddedESError as exc:
             if exc.log_tail:
                 click.echo(exc.log_tail, err=True)

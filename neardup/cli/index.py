@@ -18,6 +18,7 @@ from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
 from neardup.es.batch import BatchConfig, NoTextField, Progress, check_text_field, dedupe, read_fields, reconcile
 from neardup.es.client import (
+    inspect_index,
     is_internal_index,
     location,
     make_client,
@@ -89,6 +90,15 @@ def _target(index: str) -> str:
     return index
 
 
+def _index_itself(client: Any, index: str) -> None:
+    """UsageError when ``index`` is an alias or a data stream: neardup writes to an index by its name (the service
+    refuses them as 400 ``not_an_index``); a missing index is created."""
+    info = inspect_index(client, index)
+    if info.kind in ("alias", "data_stream"):
+        what = f"an alias of {', '.join(sorted(info.indices))}" if info.kind == "alias" else "a data stream"
+        raise UsageError(f"{index!r} is {what}: neardup writes to an index by its name; name the index")
+
+
 @click.command("setup")
 @click.argument("index")
 @click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
@@ -112,6 +122,7 @@ def setup_cmd(ctx: click.Context, index: str, es_url: str | None, pipeline: bool
     _target(index)
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
+    _index_itself(client, index)
     if pipeline:
         check_pipeline(client, index)  # before anything changes
     created = setup_index(client, index)
@@ -161,6 +172,7 @@ def index_cmd(
             click.echo(f"  skipped {problem}", err=True)
     skipped = len(lines) - len(docs)
     client = make_client(settings)
+    _index_itself(client, index)
     if record_config(client, index) is not None:
         raise UsageError(
             f"index {index!r} holds records read by its field configuration; write them with `neardup import` "
@@ -193,15 +205,13 @@ def index_cmd(
                 bar.update(len(chunk))
                 line = 0
         client.indices.refresh(index=index)  # searchable when the command returns
-    except BaseException as exc:  # Elasticsearch gone, a refusal, Ctrl-C: where to resume from, then the error
+    except BaseException:  # Elasticsearch gone, a refusal, Ctrl-C: where to resume from, then the error
         bar.close()
         where = f"stopped at line {line}; {written} documents before it" if line else f"stopped; {written} documents"
         click.echo(
             f"neardup: {where} are indexed. Re-run the same command to resume (documents are written by id).",
             err=True,
         )
-        if isinstance(exc, KeyboardInterrupt):
-            sys.exit(130)
         raise
     bar.close()
     if failed > _ERRORS_SHOWN:
@@ -286,11 +296,9 @@ def reconcile_cmd(index: str, es_url: str | None) -> None:
         )
     finally:
         bars.close()
-    unread = f"no document of {index} holds fingerprints of version {version}"
-    _report(
-        result,
-        f"{unread}: `neardup dedupe {index}` fingerprints and clusters it" if not result.get("documents") else None,
-    )
+    unread = not result.get("documents") and client.count(index=index)["count"] > 0
+    hint = f"no document of {index} holds fingerprints of version {version}: `neardup dedupe {index}` fingerprints"
+    _report(result, f"{hint} and clusters it" if unread else None)
 
 
 def _both(job: Progress, bars: Progress) -> Progress:
@@ -309,6 +317,7 @@ def _existing(index: str, es_url: str | None) -> Any:
     client = make_client(Settings.from_env(es_url=es_url))
     if not client.indices.exists(index=index):
         raise UsageError(f"no index {index!r} at {location(client)}")
+    _index_itself(client, index)
     return client
 
 
@@ -428,6 +437,7 @@ def import_cmd(
     spec = ImportSpec(url, index, fields, id_column, table, query, since, incremental, batch_size)
     settings = Settings.from_env(es_url=es_url)
     client = make_client(settings)
+    _index_itself(client, index)
     bar = tqdm(unit="row", desc="import", disable=not sys.stderr.isatty(), file=sys.stderr)
 
     def progress(result: Any) -> None:

@@ -15,7 +15,7 @@ from neardup import node as esnode
 from neardup.config import Settings
 from neardup.errors import EmbeddedESError
 
-from .common import fail, reports_errors, settings_from
+from .common import EXIT_INTERRUPTED, fail, reports_errors, settings_from
 
 __all__ = ["es"]
 
@@ -25,8 +25,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_DEGRADED = 4
 #: `neardup es status`: no embedded Elasticsearch runs from the data directory
 EXIT_NOT_RUNNING = 3
-#: `neardup es start` interrupted (Ctrl-C), as a shell reports SIGINT
-EXIT_INTERRUPTED = 130
 
 
 def _data_option(func: F) -> F:

@@ -123,6 +123,8 @@ def refusal_reason(exc: ApiError) -> str:
 
     >>> refusal_reason(ApiError("x", None, {"error": {"type": "illegal_argument_exception", "reason": "can't merge"}}))
     "can't merge"
+    >>> refusal_reason(ApiError("x", None, {"error": "Incorrect HTTP method for uri", "status": 405}))
+    'Incorrect HTTP method for uri'
     >>> page = refusal_reason(ApiError("x", None, "<html>\\n  <body>" + "a" * 300))
     >>> page[:20], len(page)
     ('<html> <body>aaaaaaa', 201)
@@ -131,6 +133,8 @@ def refusal_reason(exc: ApiError) -> str:
     err = info.get("error")
     if isinstance(err, dict):
         return str(err.get("reason") or err.get("type") or exc.error)
+    if isinstance(err, str) and err:  # some refusals say it in a string ("Incorrect HTTP method ...")
+        return err
     said = " ".join(str(exc.info if exc.info else exc.error).split())
     return said if len(said) <= 200 else said[:200] + "…"
 

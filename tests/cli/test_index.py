@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from neardup.es.client import JOBS_INDEX, setup_index, write_record_config
 from neardup.es.jobs import start_job
 from neardup.es.pipeline import nodes_without_processor
 from neardup.evaluation.corpus import load_peoples_daily
+from tests.indices import remove_indices
 
 pytestmark = pytest.mark.es
 
@@ -203,6 +205,50 @@ def test_commands_refuse_neardups_own_indices(corpus_file: Path, es_url: str, es
         assert not any(s.get("settings") for s in pipelines.values()), pipelines
 
 
+def test_commands_refuse_an_alias_as_the_service_does(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """neardup writes to an index by its name: updates through an alias of several indices fail one by one, and a
+    re-run cannot mend them."""
+    older, newer = f"{index_name}-1", f"{index_name}-2"
+    for index in (older, newer):
+        es.index(index=index, id="1", document={"text": "国务院今天召开常务会议，部署推动经济稳定增长的措施。"})
+    es.indices.update_aliases(
+        actions=[{"add": {"index": older, "alias": index_name}}, {"add": {"index": newer, "alias": index_name}}]
+    )
+    try:
+        rows = corpus_file.parent / "rows.db"
+        sqlite3.connect(rows).executescript("create table t (id text, body text); insert into t values ('1', '正文');")
+        fields = corpus_file.parent / "fields.toml"
+        fields.write_text('[fields.body]\nmode = "text"\n', encoding="utf-8")
+        importing = [
+            "import",
+            f"sqlite:///{rows}",
+            index_name,
+            "--table",
+            "t",
+            "--id-column",
+            "id",
+            "--fields",
+            str(fields),
+        ]
+        for command in ("index", "setup", "dedupe", "reconcile", "import"):
+            args = [str(corpus_file)] if command == "index" else []
+            res = (
+                _run(*importing, es_url=es_url)
+                if command == "import"
+                else _run(command, index_name, *args, es_url=es_url)
+            )
+            assert res.returncode == 2, (command, res.stderr)
+            assert (
+                f"{index_name!r} is an alias of {older}, {newer}: neardup writes to an index by its name" in res.stderr
+            )
+        for index in (older, newer):
+            assert "neardup" not in es.indices.get_mapping(index=index)[index]["mappings"].get("properties", {})
+    finally:
+        remove_indices(es, older, newer)
+
+
 def test_what_elasticsearch_refuses_is_said_with_its_reason(es_url: str, es: Elasticsearch, index_name: str) -> None:
     es.indices.create(index=index_name, mappings={"properties": {"neardup": {"type": "keyword"}}})
     res = _run("setup", index_name, es_url=es_url)
@@ -240,10 +286,14 @@ def test_reconcile_of_an_index_never_fingerprinted_points_at_dedupe(
     assert (
         f"no document of {index_name} holds fingerprints" in res.stderr and f"neardup dedupe {index_name}" in res.stderr
     )
+    es.delete(index=index_name, id="1", refresh=True)
+    empty = _run("reconcile", index_name, es_url=es_url)  # an empty index: nothing for dedupe to do either
+    assert empty.returncode == 0 and "documents=0" in empty.stdout and "dedupe" not in empty.stderr, empty.stderr
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_says_where_to_resume_and_a_rerun_completes(
-    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str, workers: str
 ) -> None:
     arts = load_peoples_daily()
     path = tmp_path / "many.jsonl"
@@ -251,21 +301,22 @@ def test_ctrl_c_says_where_to_resume_and_a_rerun_completes(
         for k in range(3000):
             out.write(json.dumps({"id": f"d{k}", "text": arts[k % len(arts)].text[:400] + str(k)}) + "\n")
     env = os.environ | {"NEARDUP_ES_URL": es_url}
-    cmd = [sys.executable, "-m", "neardup", "index", index_name, str(path), "--batch-size", "20"]
+    cmd = [sys.executable, "-m", "neardup", "index", index_name, str(path), "--batch-size", "20", "--workers", workers]
     # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and passes that on
     restore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=restore)
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=restore, process_group=0)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:  # interrupted once some batches are in
         if es.indices.exists(index=index_name) and es.count(index=index_name)["count"] >= 60:
             break
         time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)  # as Ctrl-C sends it
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C sends it: to every process of the group, pool workers too
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     found = re.search(r"stopped at line (\d+); (\d+) documents before it are indexed\. Re-run", err)
     assert found is not None and "Traceback" not in err, err
-    assert int(found.group(2)) >= 60 and int(found.group(1)) == int(found.group(2)) + 1
+    assert int(found.group(2)) >= 20 and int(found.group(1)) == int(found.group(2)) + 1  # whole batches before it
+    assert err.rstrip().endswith("neardup: interrupted")
     again = _run("index", index_name, str(path), es_url=es_url)
     assert again.returncode == 0 and "indexed 3000 documents" in again.stderr, again.stderr
     assert es.count(index=index_name)["count"] == 3000
