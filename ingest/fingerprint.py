@@ -34,7 +34,7 @@ from .weights import IdfTable, WeightConfig, weigh
 __all__ = ["ALGORITHM", "FingerprintConfig", "Fingerprinter", "Prepared", "Record", "short_exact", "version_of"]
 
 #: bump on any change to normalisation, segmentation, weighting, hashing or status code
-ALGORITHM = 5
+ALGORITHM = 6
 
 
 #: between the characters of a record's fields, for its sketch and exact hash (a control character: never content)

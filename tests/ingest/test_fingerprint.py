@@ -26,7 +26,7 @@ GOLDEN = [
 
 
 def test_version_is_pinned(fp: Fingerprinter) -> None:
-    assert fp.version == "nd5-49f263d0"
+    assert fp.version == "nd6-cd9aaf59"
 
 
 @pytest.mark.parametrize(("text", "title", "fingerprint", "exact"), GOLDEN)

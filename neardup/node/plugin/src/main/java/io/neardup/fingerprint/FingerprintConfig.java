@@ -32,7 +32,7 @@ public record FingerprintConfig(
     double[] lengthFactors) {
 
     /** The algorithm number this port implements ({@code ALGORITHM} in {@code ingest/fingerprint.py}). */
-    public static final int ALGORITHM = 5;
+    public static final int ALGORITHM = 6;
 
     static final String RESOURCE = "/io/neardup/data/fingerprint/config.properties";
 
