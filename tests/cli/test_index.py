@@ -221,17 +221,7 @@ def test_commands_refuse_an_alias_as_the_service_does(
         sqlite3.connect(rows).executescript("create table t (id text, body text); insert into t values ('1', '正文');")
         fields = corpus_file.parent / "fields.toml"
         fields.write_text('[fields.body]\nmode = "text"\n', encoding="utf-8")
-        importing = [
-            "import",
-            f"sqlite:///{rows}",
-            index_name,
-            "--table",
-            "t",
-            "--id-column",
-            "id",
-            "--fields",
-            str(fields),
-        ]
+        importing = ["import", f"sqlite:///{rows}", index_name, "--table=t", "--id-column=id", f"--fields={fields}"]
         for command in ("index", "setup", "dedupe", "reconcile", "import"):
             args = [str(corpus_file)] if command == "index" else []
             res = (
