@@ -75,8 +75,8 @@ def version_of(config: FingerprintConfig) -> str:
 @dataclass(frozen=True)
 class Prepared:
     """A document after the stages that no weight setting changes: its kept words, the words in
-    signal-word sentences, its title's words, its content characters, their sketch and exact hash, and the exact
-    hash it has if it is too short (see :func:`short_exact`)."""
+    signal-word sentences, its title's words, its content characters, their sketch and exact hash, and its title's
+    content characters (what a too-short text is matched by too: :func:`short_exact`)."""
 
     words: list[str]
     signalled: frozenset[str]
@@ -84,7 +84,7 @@ class Prepared:
     chars: str
     sketch: npt.NDArray[np.uint32]
     exact: str
-    short_exact: str
+    title_chars: str
 
 
 def short_exact(chars: str, title_chars: str) -> str:
@@ -170,15 +170,13 @@ class Fingerprinter:
         normalized = [normalize(text, fold) for text, _ in docs]
         segs = [self.segmenter.segment(n, signals=signals) for n in normalized]
         for (_, title), n, g in zip(docs, normalized, segs, strict=True):
-            title_words = (
-                frozenset(self.segmenter.segment(normalize(title, fold)).words)
-                if title and with_titles
-                else frozenset()
-            )
+            titled = normalize(title, fold) if title else ""
+            title_words = frozenset(self.segmenter.segment(titled).words) if title and with_titles else frozenset()
             chars = content_chars(n)
             exact = xxhash.xxh3_64_hexdigest(chars.encode("utf-8"))
-            short = short_exact(chars, content_chars(normalize(title, fold)) if title else "")
-            out.append(Prepared(g.words, g.signalled, title_words, chars, shingle_sketch(chars), exact, short))
+            out.append(
+                Prepared(g.words, g.signalled, title_words, chars, shingle_sketch(chars), exact, content_chars(titled))
+            )
         return out
 
     def records(self, prepared: Sequence[Prepared], explain: int = 0) -> list[Record]:
@@ -189,7 +187,7 @@ class Fingerprinter:
         for p in prepared:
             w = weigh(p.words, tag, idf, wc, p.title_words, p.signalled, factors)
             top = tuple(sorted(w.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
-            out.append(self._record(w, p.chars, p.sketch, p.exact, self.version, top, short=p.short_exact))
+            out.append(self._record(w, p.chars, p.sketch, p.exact, self.version, top, title_chars=p.title_chars))
         return out
 
     def _record(
@@ -201,14 +199,15 @@ class Fingerprinter:
         version: str,
         top: tuple[tuple[str, float], ...],
         meta: npt.NDArray[np.uint32] | None = None,
-        short: str | None = None,
+        title_chars: str = "",
     ) -> Record:
-        """``short``: the exact hash if the document is too short (:func:`short_exact`; a record's exact hash holds
-        all its fields already)."""
+        """``title_chars``: a text's title's content characters, part of its exact hash if it is too short
+        (:func:`short_exact`; a record's exact hash holds all its fields already)."""
         if not chars:  # an exact hash of nothing would make every such text (a title-only item, "……") one cluster
             return Record((), sketch, exact, "empty", version, top, meta)
         if len(chars) < self.config.min_chars or len(weights) < self.config.min_features:
-            return Record((), sketch, exact if short is None else short, "too_short", version, top, meta)
+            short = short_exact(chars, title_chars) if title_chars else exact
+            return Record((), sketch, short, "too_short", version, top, meta)
         return Record(tuple(simhash(weights, self._seeds)), sketch, exact, "ok", version, top, meta)
 
     def record_version(self, config: RecordConfig) -> str:
@@ -260,8 +259,11 @@ class Fingerprinter:
         exact = xxhash.xxh3_64_hexdigest(parted.encode("utf-8"))
         sketch = shingle_sketch(parted)
         top = tuple(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:explain]) if explain else ()
-        own = [text for _, text, _, _ in parts.texts] + parts.value_texts  # a value's feature holds its field's name
-        if not any(content_chars(normalize(text, fold)) for text in own):  # as a text without letters or digits
+        # no letters or digits, as a text: in the texts' contents, or the values themselves (their features' contents
+        # hold their fields' names too)
+        if not any(contents[: len(parts.texts)]) and not any(
+            content_chars(normalize(v, fold)) for v in parts.value_texts
+        ):
             return Record((), sketch, exact, "empty", version, top, meta)
         return self._record(weights, "".join(contents), sketch, exact, version, top, meta)
 

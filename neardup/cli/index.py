@@ -18,10 +18,12 @@ from neardup.config import Settings
 from neardup.errors import NeardupError, UsageError
 from neardup.es.batch import BatchConfig, NoTextField, Progress, check_text_field, dedupe, read_fields, reconcile
 from neardup.es.client import (
+    IndexInfo,
     inspect_index,
     is_internal_index,
     location,
     make_client,
+    not_written_to,
     record_config,
     setup_index,
     validate_index_name,
@@ -90,13 +92,14 @@ def _target(index: str) -> str:
     return index
 
 
-def _index_itself(client: Any, index: str) -> None:
-    """UsageError when ``index`` is an alias or a data stream: neardup writes to an index by its name (the service
-    refuses them as 400 ``not_an_index``); a missing index is created."""
+def _index_itself(client: Any, index: str) -> IndexInfo:
+    """What ``index`` is; UsageError when neardup does not write to it (:func:`not_written_to`, which the service
+    answers with 400 ``not_an_index``)."""
     info = inspect_index(client, index)
-    if info.kind in ("alias", "data_stream"):
-        what = f"an alias of {', '.join(sorted(info.indices))}" if info.kind == "alias" else "a data stream"
-        raise UsageError(f"{index!r} is {what}: neardup writes to an index by its name; name the index")
+    problem = not_written_to(info)
+    if problem:
+        raise UsageError(f"{problem}: name the index")
+    return info
 
 
 @click.command("setup")
@@ -315,9 +318,8 @@ def _existing(index: str, es_url: str | None) -> Any:
     """A client of the cluster holding ``index`` (which it does not change)."""
     _target(index)
     client = make_client(Settings.from_env(es_url=es_url))
-    if not client.indices.exists(index=index):
+    if _index_itself(client, index).kind == "missing":
         raise UsageError(f"no index {index!r} at {location(client)}")
-    _index_itself(client, index)
     return client
 
 

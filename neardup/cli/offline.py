@@ -339,7 +339,7 @@ def cluster_cmd(
         fail(str(exc), 2)
     docs = [d for d in items if isinstance(d, InputDoc)]
     skipped = [p for p in items if isinstance(p, str)]
-    if truth_field is not None and all(d.doc.source.get(truth_field) in (None, "") for d in docs):
+    if truth_field is not None and all(_label(d, truth_field)[0] == "alone" for d in docs):
         fail(f"no line has a label in {truth_field!r} (--truth-field): nothing to score against", 2)
     progress = sys.stderr.isatty()
     t0 = time.perf_counter()

@@ -36,6 +36,7 @@ __all__ = [
     "is_internal_index",
     "location",
     "make_client",
+    "not_written_to",
     "read_index_meta",
     "read_record_config",
     "record_config",
@@ -177,6 +178,19 @@ class IndexInfo:
     @property
     def problems(self) -> dict[str, str]:
         return {name: problem for name, problem in self.indices.items() if problem}
+
+
+def not_written_to(info: IndexInfo) -> str:
+    """Why neardup does not write to what ``info`` names ("" for an index, or a name that is missing): a data stream
+    or an alias; neardup writes to an index by its own name.
+
+    >>> not_written_to(IndexInfo("news", "alias", {"news-1": "", "news-2": ""}))
+    "'news' is an alias of news-1, news-2; neardup writes to an index by its own name"
+    """
+    if info.kind not in ("alias", "data_stream"):
+        return ""
+    what = "a data stream" if info.kind == "data_stream" else "an alias"
+    return f"{info.name!r} is {what} of {', '.join(sorted(info.indices))}; neardup writes to an index by its own name"
 
 
 NO_NEARDUP_FIELDS = "has no neardup fields"

@@ -12,6 +12,7 @@ from neardup.es.client import (
     index_allowed,
     inspect_index,
     is_internal_index,
+    not_written_to,
     setup_index,
     validate_index_name,
 )
@@ -51,12 +52,7 @@ def checked_index(index: str) -> str:
     for name in info.indices:
         _allowed(name, index, settings)
     if info.kind == "data_stream" or (info.kind == "alias" and access() == WRITE):
-        what = "a data stream" if info.kind == "data_stream" else "an alias"
-        raise ApiError(
-            400,
-            "not_an_index",
-            f"{index!r} is {what} of {', '.join(sorted(info.indices))}; neardup writes to an index by its own name",
-        )
+        raise ApiError(400, "not_an_index", not_written_to(info))
     if access() == WRITE:
         return index
     if info.kind == "missing":
