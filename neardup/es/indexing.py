@@ -7,8 +7,8 @@ module only supplies the matches: documents already in Elasticsearch (candidates
 :func:`neardup.es.lookup.search_candidates`, with their stored clusters), documents this process wrote
 moments ago (:class:`~neardup.es.recent.RecentWrites`) and earlier documents of the same batch; the last
 two by the offline candidate rule (:func:`neardup.ingest.cluster.record_candidate_pairs`), since
-Elasticsearch sees a document only after a refresh. Stored documents rank before the batch's own when
-all else is equal.
+Elasticsearch sees a document only after a refresh. When all else is equal the earlier document ranks first,
+by ``indexed_at`` and then id, wherever it was found; a document written again keeps its ``indexed_at``.
 
 Writes go through ``helpers.streaming_bulk`` with its retry arguments; every item's outcome comes back.
 A batch is all-or-nothing by default (``IngestConfig.atomic``): when Elasticsearch refuses any item, the
@@ -140,14 +140,42 @@ def assign_batch(
     index: str,
     ids: Sequence[str],
     records: Sequence[Record],
+    times: Sequence[str],
     config: IngestConfig,
     recent: Sequence[Stored] = (),
 ) -> list[Assigned]:
-    """Cluster assignment for a batch of fingerprinted documents (positions follow ``ids``).
+    """Cluster assignment for a batch of fingerprinted documents (positions follow ``ids``), each with the
+    ``indexed_at`` it is written with (``times``).
+
+    The batch's documents are assigned in document order (``indexed_at``, then id), as the offline clustering and
+    ``reconcile`` take them: a document sent again keeps its time and comes before the new ones.
 
     ``recent``: documents written moments ago that a search may not see yet (see
     :mod:`neardup.es.recent`); they are candidates as stored documents are, by the offline candidate
     rule, and replace a search hit of the same id."""
+    order = sorted(range(len(ids)), key=lambda k: (times[k], ids[k]))
+    done = _assign_in_order(
+        client,
+        index,
+        [ids[k] for k in order],
+        [records[k] for k in order],
+        [times[k] for k in order],
+        config,
+        recent,
+    )
+    by_position = dict(zip(order, done, strict=True))
+    return [by_position[k] for k in range(len(ids))]
+
+
+def _assign_in_order(
+    client: Elasticsearch,
+    index: str,
+    ids: Sequence[str],
+    records: Sequence[Record],
+    times: Sequence[str],
+    config: IngestConfig,
+    recent: Sequence[Stored],
+) -> list[Assigned]:
     batch_ids = set(ids)
     prefilter = config.verify if config.in_es else None
     searched = search_candidates(
@@ -189,9 +217,9 @@ def assign_batch(
     position = {doc_id: k for k, doc_id in enumerate(ids)}
     for k, rec in enumerate(records):
         options: list[Option[str]] = [
-            Option(doc.id, doc.cluster or doc.id, match, (0, doc.order)) for doc, match in es_matches[k]
+            Option(doc.id, doc.cluster or doc.id, match, doc.order) for doc, match in es_matches[k]
         ]
-        options += [Option(ids[m], out[m].cluster, match, (1, m)) for m, match in inner.get(k, [])]
+        options += [Option(ids[m], out[m].cluster, match, (times[m], ids[m])) for m, match in inner.get(k, [])]
 
         def may_join(option: Option[str], k: int = k, rec: Record = rec) -> bool:
             where = position.get(option.cluster)
@@ -250,11 +278,12 @@ def index_batch(
         else fingerprinter.fingerprint_many([(d.text or "", d.title) for d in docs])
     )
     ids = [d.id for d in docs]
+    # an all-or-nothing batch keeps whole documents to put back; a partial one needs only their times
     previous = _previous_versions(client, index, ids) if config.atomic else {}
+    stored = previous if config.atomic else _previous_versions(client, index, ids, schema.path(schema.INDEXED_AT))
     fresh = recent.documents(index) if recent is not None else []
-    assigned = assign_batch(client, index, ids, recs, config, fresh)
-    start_ns = time.time_ns()
-    times = [schema.timestamp(start_ns + k) for k in range(len(docs))]  # distinct, increasing: batch order
+    times = _times(ids, stored, time.time_ns())
+    assigned = assign_batch(client, index, ids, recs, times, config, fresh)
     results = _write(client, index, docs, recs, assigned, times, config, on_progress)
 
     def again(kept: list[int]) -> list[ItemResult]:
@@ -412,13 +441,32 @@ def _existing(client: Elasticsearch, index: str, ids: Sequence[str]) -> bool:
     return any(d.get("found") for d in resp["docs"])
 
 
-def _previous_versions(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The stored ``_source`` of those of ``ids`` that exist, to put back if the batch is undone."""
+def _previous_versions(
+    client: Elasticsearch, index: str, ids: Sequence[str], only: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """The stored ``_source`` of those of ``ids`` that exist (``only`` that field of it), to put back if the
+    batch is undone."""
     try:
-        resp = client.mget(index=index, ids=list(ids))
+        resp = client.mget(index=index, ids=list(ids), source_includes=only)
     except NotFoundError:
         return {}  # no index yet: nothing to put back
-    return {d["_id"]: d["_source"] for d in resp["docs"] if d.get("found")}
+    return {d["_id"]: d.get("_source", {}) for d in resp["docs"] if d.get("found")}
+
+
+def _times(ids: Sequence[str], stored: dict[str, dict[str, Any]], now_ns: int) -> list[str]:
+    """Each document's ``indexed_at``: the one it is stored with, else one from ``now_ns`` (distinct and
+    increasing in batch order). A document written again keeps its place in document order, so a later
+    ``reconcile`` does not make a canonical the duplicate of a copy indexed after it but before it was sent again.
+
+    >>> _times(["a", "b"], {"b": {"neardup": {"indexed_at": "2026-01-02T03:04:05.1Z"}}}, 1_700_000_000_000_000_000)
+    ['2023-11-14T22:13:20.000000000Z', '2026-01-02T03:04:05.100000000Z']
+    """
+    out = []
+    for k, doc_id in enumerate(ids):
+        nd = stored.get(doc_id, {}).get(schema.ROOT)
+        kept = nd.get(schema.INDEXED_AT) if isinstance(nd, dict) else None
+        out.append(schema.canonical_timestamp(kept) if isinstance(kept, str) else schema.timestamp(now_ns + k))
+    return out
 
 
 def _undo(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from elasticsearch import Elasticsearch
 
+from neardup.es import batch
 from neardup.es.client import setup_index
 from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch, index_batch_in_pipeline
@@ -92,18 +93,32 @@ def test_a_batch_naming_one_id_twice_is_refused_before_any_request(through_pipel
             index_batch(nowhere, "news", docs, fp, IngestConfig())
 
 
-def test_a_document_written_again_stays_the_canonical_of_its_cluster(es: Elasticsearch, index_name: str) -> None:
+@pytest.mark.parametrize("atomic", [True, False])
+def test_a_document_written_again_stays_the_canonical_of_its_cluster(
+    es: Elasticsearch, index_name: str, atomic: bool
+) -> None:
     """A batch sent again (a client's retry, ``neardup index`` resumed) meets the copies written since that were put
     in its documents' clusters: each document still names its cluster as its original, never a duplicate of its own
-    member."""
+    member. It keeps its ``indexed_at``, so ``reconcile``, which orders documents by it, agrees."""
     original = load_peoples_daily()[0].text
     fp = Fingerprinter.default()
     setup_index(es, index_name)
-    config = IngestConfig(refresh="true")
+    config = IngestConfig(refresh="true", atomic=atomic)
     first = index_batch(es, index_name, [Incoming("a", original)], fp, config)
+    written_at = es.get(index=index_name, id="a")["_source"]["neardup"]["indexed_at"]
     second = index_batch(es, index_name, [Incoming("b", "（转载）" + original)], fp, config)
     assert (first[0].cluster, second[0].cluster, second[0].duplicate_of) == ("a", "a", "a")
-    again = index_batch(es, index_name, [Incoming("a", original)], fp, config)
-    assert (again[0].cluster, again[0].duplicate_of) == ("a", None)
+    # a new copy before it in the batch: as near to "a" as to "b", it is the duplicate of the earlier, "a"
+    again = index_batch(es, index_name, [Incoming("c", "（再转载）" + original), Incoming("a", original)], fp, config)
+    assert [(i.cluster, i.duplicate_of) for i in again] == [("a", "a"), ("a", None)]
     stored = es.get(index=index_name, id="a")["_source"]["neardup"]
-    assert (stored["cluster"], stored["is_duplicate"]) == ("a", False)
+    assert (stored["cluster"], stored["is_duplicate"], stored["indexed_at"]) == ("a", False, written_at)
+    assert es.get(index=index_name, id="c")["_source"]["neardup"]["indexed_at"] > written_at
+    batch.reconcile(es, index_name, fp.version)
+    es.indices.refresh(index=index_name)
+    after = {h["_id"]: h["_source"]["neardup"] for h in es.search(index=index_name)["hits"]["hits"]}
+    assert {k: (v["cluster"], v.get("duplicate_of")) for k, v in after.items()} == {
+        "a": ("a", None),
+        "b": ("a", "a"),
+        "c": ("a", "a"),
+    }

@@ -26,9 +26,9 @@ import java.util.function.Predicate;
  * {@link #choose(String, Fingerprinted, List, List, Function)} once they are fetched. {@link #assign} runs all three
  * with a synchronous lookup.
  *
- * <p>Candidates are ordered by {@code indexed_at}, then id. Python ranks a batch's own earlier documents by their
- * place in the batch, after stored documents; a caller that gives each document its {@code indexed_at} before
- * flagging the next (later times for later documents) gets the same order.
+ * <p>Candidates are ordered by {@code indexed_at}, then id, as Python's {@code assign_batch} orders a batch's own
+ * documents and stored ones; a caller gives each document its {@code indexed_at} before flagging the next (later
+ * times for later documents).
  */
 public final class Assigner {
     private final VerifyConfig config;
