@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["BatchNotUndone", "EmbeddedESError", "NeardupError", "SearchFailed", "UsageError"]
+__all__ = ["BatchNotUndone", "EmbeddedESError", "NeardupError", "SearchFailed", "UsageError", "error_reason"]
 
 
 class NeardupError(Exception):
@@ -35,6 +36,21 @@ class ClusterFingerprintFailed(NeardupError):
     its plugin fingerprints as another version than this process, or the processor refused a document."""
 
 
+def error_reason(error: Mapping[str, Any]) -> str:
+    """What an Elasticsearch error object says: its reason (its type when it gives none), and for a closed index, which
+    index and how to open it (Elasticsearch's reason is the one word "closed").
+
+    >>> error_reason({"type": "illegal_argument_exception", "reason": "can't merge"})
+    "can't merge"
+    >>> error_reason({"type": "index_closed_exception", "reason": "closed", "index": "news"})
+    'index [news] is closed (POST /news/_open opens it)'
+    """
+    index = error.get("index")
+    if error.get("type") == "index_closed_exception" and isinstance(index, str):
+        return f"index [{index}] is closed (POST /{index}/_open opens it)"
+    return str(error.get("reason") or error.get("type") or dict(error))
+
+
 class SearchFailed(NeardupError):
     """One search of a multi-search failed (a closed index, a shard failure, a rejected query).
 
@@ -42,7 +58,7 @@ class SearchFailed(NeardupError):
     """
 
     def __init__(self, status: int, error: dict[str, Any]) -> None:
-        super().__init__(f"candidate search failed ({status}): {error.get('reason') or error.get('type') or error}")
+        super().__init__(f"candidate search failed ({status}): {error_reason(error)}")
         self.status = status
         self.error = error
 

@@ -15,7 +15,7 @@ from elasticsearch import ConnectionError as ESConnectionError
 
 from neardup import mappings
 from neardup.config import Settings
-from neardup.errors import NeardupError, UsageError
+from neardup.errors import NeardupError, UsageError, error_reason
 from neardup.ingest.records import RecordConfig
 from neardup.mappings import schema
 
@@ -133,7 +133,7 @@ def refusal_reason(exc: ApiError) -> str:
     info = exc.info if isinstance(exc.info, dict) else {}
     err = info.get("error")
     if isinstance(err, dict):
-        return str(err.get("reason") or err.get("type") or exc.error)
+        return error_reason(err) if err.get("reason") or err.get("type") else str(exc.error)
     if isinstance(err, str) and err:  # some refusals say it in a string ("Incorrect HTTP method ...")
         return err
     said = " ".join(str(exc.info if exc.info else exc.error).split())

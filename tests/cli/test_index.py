@@ -245,6 +245,19 @@ def test_what_elasticsearch_refuses_is_said_with_its_reason(es_url: str, es: Ela
     assert "neardup" in res.stderr.split("(400): ", 1)[1] and "Traceback" not in res.stderr
 
 
+def test_a_closed_index_is_named_with_how_to_open_it(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Elasticsearch's own reason for a closed index is the one word "closed"."""
+    setup_index(es, index_name)
+    es.indices.close(index=index_name)
+    for command in (("index", index_name, str(corpus_file)), ("dedupe", index_name), ("reconcile", index_name)):
+        res = _run(*command, es_url=es_url)
+        assert res.returncode == 1, res.stderr
+        assert f"index [{index_name}] is closed (POST /{index_name}/_open opens it)" in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr
+
+
 def test_index_reads_standard_input_and_applies_the_text_limit(
     corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
 ) -> None:
