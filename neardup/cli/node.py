@@ -45,10 +45,40 @@ def es() -> None:
     """Run the embedded Elasticsearch (real 8.x nodes from Maven Central, loopback only)."""
 
 
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def _heap_bytes(size: str) -> int | None:
+    """A JVM heap size (``-Xmx``'s form: digits, then k, m or g in either case) in bytes; None for another form.
+
+    >>> _heap_bytes("1g") == _heap_bytes("1024M"), _heap_bytes("1.5g"), _heap_bytes("512")
+    (True, None, 512)
+    """
+    digits, unit = (size[:-1], size[-1].lower()) if size[-1:].isalpha() else (size, "")
+    if not digits.isdecimal() or not digits.isascii() or unit not in _UNITS:
+        return None
+    return int(digits) * _UNITS[unit]
+
+
+def _heap(ctx: click.Context, param: click.Parameter, size: str) -> str:
+    """``--heap``, checked before a JVM is started with it."""
+    if not _heap_bytes(size):
+        raise click.BadParameter(
+            f"{size!r} is not a heap size: digits, then k, m or g (512m, 2g)", param_hint="'--heap'"
+        )
+    return size
+
+
 @es.command("start")
 @click.option("--port", type=click.IntRange(1024, 65000), default=9200, show_default=True)
 @click.option("--nodes", type=click.IntRange(1, 9), default=1, show_default=True)
-@click.option("--heap", default="1g", show_default=True, help="JVM heap for the whole cluster.")
+@click.option(
+    "--heap",
+    default="1g",
+    show_default=True,
+    callback=_heap,
+    help="JVM heap for the whole cluster.",
+)
 @_data_option
 @click.pass_context
 @reports_errors
@@ -78,7 +108,9 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
     asked = {"port": port, "nodes": nodes, "heap": heap}
     given = [name for name in asked if ctx.get_parameter_source(name) not in _DEFAULTS]
     # a state file of an earlier version records no heap: then it cannot differ
-    differs = [name for name in given if getattr(info, name) not in (asked[name], "")]
+    differs = [
+        name for name in given if getattr(info, name) != "" and not _same(name, getattr(info, name), asked[name])
+    ]
     if differs:
         runs = " ".join(f"--{name} {getattr(info, name)}" for name in asked if getattr(info, name) != "")
         raise EmbeddedESError(
@@ -93,6 +125,11 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
 
 
 _DEFAULTS = (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+
+def _same(option: str, running: Any, asked: Any) -> bool:
+    """Does the running cluster's value of ``option`` equal the one asked for (heap sizes by their bytes)?"""
+    return _heap_bytes(running) == _heap_bytes(asked) if option == "heap" else bool(running == asked)
 
 
 def _shortfall(status: esnode.ClusterStatus) -> str:

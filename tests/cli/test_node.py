@@ -299,6 +299,11 @@ def test_a_running_cluster_answers_at_once_refuses_other_options_and_shows_its_n
     assert f"not --port {port + 1} --nodes 3" in other.stderr
     same = run("es", "start", "--port", str(port), "--data", str(es_data))
     assert same.returncode == 0 and same.stdout.startswith("already running: "), same.stderr
+    same_heap = run("es", "start", "--port", str(port), "--data", str(es_data), "--heap", "524288K")
+    assert same_heap.returncode == 0 and same_heap.stdout.startswith("already running: "), same_heap.stderr
+    no_size = run("es", "start", "--data", str(tmp_path / "other"), "--heap", "512mb")
+    assert no_size.returncode == 2 and "'512mb' is not a heap size" in no_size.stderr, no_size.stderr
+    assert not (tmp_path / "other").exists()
 
     # node 0 stopped: status says so (was "running", exit 0), and a start answers at once (it waited 180 s)
     assert ask_launcher(es_data, "stop", 0) == "stopped"
