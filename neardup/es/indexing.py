@@ -154,28 +154,7 @@ def assign_batch(
     :mod:`neardup.es.recent`); they are candidates as stored documents are, by the offline candidate
     rule, and replace a search hit of the same id."""
     order = sorted(range(len(ids)), key=lambda k: (times[k], ids[k]))
-    done = _assign_in_order(
-        client,
-        index,
-        [ids[k] for k in order],
-        [records[k] for k in order],
-        [times[k] for k in order],
-        config,
-        recent,
-    )
-    by_position = dict(zip(order, done, strict=True))
-    return [by_position[k] for k in range(len(ids))]
-
-
-def _assign_in_order(
-    client: Elasticsearch,
-    index: str,
-    ids: Sequence[str],
-    records: Sequence[Record],
-    times: Sequence[str],
-    config: IngestConfig,
-    recent: Sequence[Stored],
-) -> list[Assigned]:
+    ids, records, times = [ids[k] for k in order], [records[k] for k in order], [times[k] for k in order]
     batch_ids = set(ids)
     prefilter = config.verify if config.in_es else None
     searched = search_candidates(
@@ -233,7 +212,8 @@ def _assign_in_order(
         out.append(
             Assigned(ids[k], None, None) if chosen is None else Assigned(chosen.cluster, chosen.target, chosen.match)
         )
-    return out
+    by_position = dict(zip(order, out, strict=True))  # back to the order the batch came in
+    return [by_position[k] for k in range(len(ids))]
 
 
 def _seeds(record: Record | Stored) -> Sequence[int]:
