@@ -38,7 +38,15 @@ from neardup.config import Settings
 from neardup.errors import BatchNotUndone, NeardupError
 from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
-from neardup.ingest.verify import Comparable, Match, VerifyConfig, close_to_canonical, verify_many, verify_pairs
+from neardup.ingest.verify import (
+    Comparable,
+    Match,
+    VerifyConfig,
+    close_to_canonical,
+    verify,
+    verify_many,
+    verify_pairs,
+)
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
@@ -258,11 +266,11 @@ def index_batch(
         else fingerprinter.fingerprint_many([(d.text or "", d.title) for d in docs])
     )
     ids = [d.id for d in docs]
-    # an all-or-nothing batch keeps whole documents to put back; a partial one needs only their times
+    # an all-or-nothing batch keeps whole documents to put back; a partial one reads what _times compares
     previous = _previous_versions(client, index, ids) if config.atomic else {}
-    stored = previous if config.atomic else _previous_versions(client, index, ids, schema.path(schema.INDEXED_AT))
+    stored = previous if config.atomic else _previous_versions(client, index, ids, schema.LOOKUP_FIELDS)
     fresh = recent.documents(index) if recent is not None else []
-    times = _times(ids, stored, time.time_ns())
+    times = _times(ids, recs, stored, time.time_ns(), config.verify)
     assigned = assign_batch(client, index, ids, recs, times, config, fresh)
     results = _write(client, index, docs, recs, assigned, times, config, on_progress)
 
@@ -422,30 +430,31 @@ def _existing(client: Elasticsearch, index: str, ids: Sequence[str]) -> bool:
 
 
 def _previous_versions(
-    client: Elasticsearch, index: str, ids: Sequence[str], only: str | None = None
+    client: Elasticsearch, index: str, ids: Sequence[str], fields: list[str] | None = None
 ) -> dict[str, dict[str, Any]]:
-    """The stored ``_source`` of those of ``ids`` that exist (``only`` that field of it), to put back if the
+    """The stored ``_source`` of those of ``ids`` that exist (only ``fields`` of it, when given), to put back if the
     batch is undone."""
     try:
-        resp = client.mget(index=index, ids=list(ids), source_includes=only)
+        resp = client.mget(index=index, ids=list(ids), source_includes=fields)
     except NotFoundError:
         return {}  # no index yet: nothing to put back
     return {d["_id"]: d.get("_source", {}) for d in resp["docs"] if d.get("found")}
 
 
-def _times(ids: Sequence[str], stored: dict[str, dict[str, Any]], now_ns: int) -> list[str]:
-    """Each document's ``indexed_at``: the one it is stored with, else one from ``now_ns`` (distinct and
-    increasing in batch order). A document written again keeps its place in document order, so a later
-    ``reconcile`` does not make a canonical the duplicate of a copy indexed after it but before it was sent again.
-
-    >>> _times(["a", "b"], {"b": {"neardup": {"indexed_at": "2026-01-02T03:04:05.1Z"}}}, 1_700_000_000_000_000_000)
-    ['2023-11-14T22:13:20.000000000Z', '2026-01-02T03:04:05.100000000Z']
-    """
+def _times(
+    ids: Sequence[str], records: Sequence[Record], stored: dict[str, dict[str, Any]], now_ns: int, config: VerifyConfig
+) -> list[str]:
+    """Each document's ``indexed_at``: the one it is stored with when it is still a near-duplicate of what is stored
+    (sent again, or edited a little), else one from ``now_ns`` (distinct and increasing in batch order). A document
+    written again so keeps its place in document order, and a later ``reconcile`` does not make a canonical the
+    duplicate of a copy indexed after it; a text rewritten into another one is a new document."""
     out = []
-    for k, doc_id in enumerate(ids):
-        nd = stored.get(doc_id, {}).get(schema.ROOT)
-        kept = nd.get(schema.INDEXED_AT) if isinstance(nd, dict) else None
-        out.append(schema.canonical_timestamp(kept) if isinstance(kept, str) else schema.timestamp(now_ns + k))
+    for k, (doc_id, rec) in enumerate(zip(ids, records, strict=True)):
+        before = Stored.from_hit({"_id": doc_id, "_source": stored[doc_id]}) if doc_id in stored else None
+        if before and before.indexed_at and before.version == rec.version and verify(rec, before, config) is not None:
+            out.append(schema.canonical_timestamp(before.indexed_at))
+        else:
+            out.append(schema.timestamp(now_ns + k))
     return out
 
 

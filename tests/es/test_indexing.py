@@ -99,7 +99,8 @@ def test_a_document_written_again_stays_the_canonical_of_its_cluster(
 ) -> None:
     """A batch sent again (a client's retry, ``neardup index`` resumed) meets the copies written since that were put
     in its documents' clusters: each document still names its cluster as its original, never a duplicate of its own
-    member. It keeps its ``indexed_at``, so ``reconcile``, which orders documents by it, agrees."""
+    member. While it stays a near-duplicate of what is stored it keeps its ``indexed_at``, so ``reconcile``, which
+    orders documents by it, agrees."""
     original = load_peoples_daily()[0].text
     fp = Fingerprinter.default()
     setup_index(es, index_name)
@@ -122,3 +123,7 @@ def test_a_document_written_again_stays_the_canonical_of_its_cluster(
         "b": ("a", "a"),
         "c": ("a", "a"),
     }
+    # rewritten into another text, it is a new document: a new time, after its old copies
+    other = load_peoples_daily()[1].text
+    index_batch(es, index_name, [Incoming("a", other)], fp, config)
+    assert es.get(index=index_name, id="a")["_source"]["neardup"]["indexed_at"] > after["c"]["indexed_at"]
