@@ -204,7 +204,7 @@ def preference(option: Option[Any]) -> tuple[float, int, Any]:
 
 
 def choose(
-    options: Iterable[Option[K]], may_join: Callable[[Option[K]], bool], own: K | None = None
+    options: Iterable[Option[K]], may_join: Callable[[Option[K]], bool], own: K | None = None, before: Any = None
 ) -> Option[K] | None:
     """The assignment rule: the most preferred option whose cluster the document may join, or None
     (the document starts its own cluster). A target that is its own cluster's canonical is always
@@ -217,6 +217,10 @@ def choose(
     so it does even when a match in another cluster is preferred: joining that one would leave its members in a
     cluster named by a duplicate all the same. Two such clusters are one for ``reconcile`` to join.
 
+    ``before`` is the document's own place in document order where options may come after it (ingest offers every
+    match it finds: a document written again keeps its place, and another process's clock may run ahead): only an
+    earlier target is taken, as the offline clustering offers only those; a later one still counts for ``own``.
+
     >>> m = Match(1, 0.9)
     >>> choose([Option("b", "a", Match(2, 0.9), 1), Option("c", "c", m, 2)], lambda o: False).target
     'c'
@@ -224,10 +228,14 @@ def choose(
     True
     >>> choose([Option("b", "a", m, 1), Option("c", "c", Match(1, 0.5), 2)], lambda o: True, own="a") is None
     True
+    >>> choose([Option("b", "a", m, 3), Option("c", "c", Match(1, 0.5), 1)], lambda o: True, before=2).target
+    'c'
     """
     options = list(options)
     if own is not None and any(option.cluster == own for option in options):
         return None
+    if before is not None:
+        options = [option for option in options if option.order < before]
     for option in sorted(options, key=preference):
         if option.cluster == option.target or may_join(option):
             return option

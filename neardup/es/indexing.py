@@ -26,6 +26,7 @@ documents that may stay written.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -216,7 +217,7 @@ def assign_batch(
             # a canonical that is gone from the index cannot guard its cluster: the match alone decides
             return canonical is None or close_to_canonical(rec, canonical, config.verify)
 
-        chosen = choose(options, may_join, own=ids[k])
+        chosen = choose(options, may_join, own=ids[k], before=(times[k], ids[k]))
         out.append(
             Assigned(ids[k], None, None) if chosen is None else Assigned(chosen.cluster, chosen.target, chosen.match)
         )
@@ -429,6 +430,10 @@ def _existing(client: Elasticsearch, index: str, ids: Sequence[str]) -> bool:
     return any(d.get("found") for d in resp["docs"])
 
 
+#: an ``indexed_at`` as :func:`schema.timestamp` writes it, whose text order is time order
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z")
+
+
 def _previous_versions(
     client: Elasticsearch, index: str, ids: Sequence[str], fields: list[str] | None = None
 ) -> dict[str, dict[str, Any]]:
@@ -438,24 +443,39 @@ def _previous_versions(
         resp = client.mget(index=index, ids=list(ids), source_includes=fields)
     except NotFoundError:
         return {}  # no index yet: nothing to put back
-    return {d["_id"]: d.get("_source", {}) for d in resp["docs"] if d.get("found")}
+    return {d["_id"]: d["_source"] for d in resp["docs"] if d.get("found")}
 
 
 def _times(
     ids: Sequence[str], records: Sequence[Record], stored: dict[str, dict[str, Any]], now_ns: int, config: VerifyConfig
 ) -> list[str]:
-    """Each document's ``indexed_at``: the one it is stored with when it is still a near-duplicate of what is stored
-    (sent again, or edited a little), else one from ``now_ns`` (distinct and increasing in batch order). A document
-    written again so keeps its place in document order, and a later ``reconcile`` does not make a canonical the
-    duplicate of a copy indexed after it; a text rewritten into another one is a new document."""
+    """Each document's ``indexed_at``: the one it is stored with (:func:`_kept_time`), else one from ``now_ns``
+    (distinct and increasing in batch order)."""
     out = []
     for k, (doc_id, rec) in enumerate(zip(ids, records, strict=True)):
-        before = Stored.from_hit({"_id": doc_id, "_source": stored[doc_id]}) if doc_id in stored else None
-        if before and before.indexed_at and before.version == rec.version and verify(rec, before, config) is not None:
-            out.append(schema.canonical_timestamp(before.indexed_at))
-        else:
-            out.append(schema.timestamp(now_ns + k))
+        kept = _kept_time(rec, stored[doc_id], config) if doc_id in stored else None
+        out.append(kept or schema.timestamp(now_ns + k))
     return out
+
+
+def _kept_time(record: Record, source: dict[str, Any], config: VerifyConfig) -> str | None:
+    """The ``indexed_at`` of a stored document written again as ``record``, when it is still a near-duplicate of
+    what is stored (sent again, or edited a little) under the same fingerprint version; None for a new time. A
+    document written again so keeps its place in document order, and a later ``reconcile`` does not make a canonical
+    the duplicate of a copy indexed after it; a text rewritten into another one is a new document. Fields neardup
+    cannot read (a user's own values) and a time of another form than neardup writes compare with nothing."""
+    nd = source.get(schema.ROOT)
+    if not isinstance(nd, dict) or nd.get(schema.VERSION) != record.version:
+        return None
+    at = nd.get(schema.INDEXED_AT)
+    at = schema.canonical_timestamp(at) if isinstance(at, str) else ""
+    if not _TIMESTAMP.fullmatch(at):
+        return None
+    try:
+        before = Stored.from_hit({"_id": "", "_source": source})
+    except (ValueError, TypeError):
+        return None
+    return at if verify(record, before, config) is not None else None
 
 
 def _undo(

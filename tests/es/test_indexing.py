@@ -94,6 +94,52 @@ def test_a_batch_naming_one_id_twice_is_refused_before_any_request(through_pipel
 
 
 @pytest.mark.parametrize("atomic", [True, False])
+def test_a_retry_changes_nothing_and_reconcile_agrees(es: Elasticsearch, index_name: str, atomic: bool) -> None:
+    """A document sent again unchanged keeps its time, so it takes no document written after it, though its search
+    finds them: "b" (the original's first two thirds) was the duplicate of "a", and "c" ("b" and an ending) the
+    duplicate of "b"; "b" sent again stays the duplicate of "a" (the nearer "c" came later), as reconcile has it."""
+    original = load_peoples_daily()[0].text
+    part = original[: len(original) * 2 // 3]
+    fp = Fingerprinter.default()
+    setup_index(es, index_name)
+    config = IngestConfig(refresh="true", atomic=atomic)
+    for doc_id, text in (("a", original), ("b", part), ("c", part + "（完）")):
+        index_batch(es, index_name, [Incoming(doc_id, text)], fp, config)
+
+    def stored() -> dict[str, tuple[str, str | None, str]]:
+        es.indices.refresh(index=index_name)
+        hits = es.search(index=index_name)["hits"]["hits"]
+        return {
+            h["_id"]: tuple(h["_source"]["neardup"].get(f) for f in ("cluster", "duplicate_of", "indexed_at"))
+            for h in hits
+        }
+
+    written = stored()
+    assert {k: v[:2] for k, v in written.items()} == {"a": ("a", None), "b": ("a", "a"), "c": ("a", "b")}
+    again = index_batch(es, index_name, [Incoming("b", part)], fp, config)
+    assert (again[0].cluster, again[0].duplicate_of) == ("a", "a")
+    assert stored() == written
+    assert batch.reconcile(es, index_name, fp.version)["changed"] == 0
+
+
+def test_a_stored_document_neardup_cannot_read_is_written_over(es: Elasticsearch, index_name: str) -> None:
+    """A document another client wrote with neardup fields of its own (the mapping takes them) is a new document."""
+    fp = Fingerprinter.default()
+    setup_index(es, index_name)
+    fields = {
+        "version": fp.version,
+        "fingerprint": ["1.5"],
+        "minhash": "AAA=",
+        "indexed_at": "2024-01-01T00:00:00.000000000Z",
+    }
+    es.index(index=index_name, id="x", document={"text": "old", "neardup": fields}, refresh=True)
+    text = load_peoples_daily()[0].text
+    (item,) = index_batch(es, index_name, [Incoming("x", text)], fp, IngestConfig(refresh="true"))
+    assert item.written and item.cluster == "x"
+    assert es.get(index=index_name, id="x")["_source"]["neardup"]["indexed_at"] > fields["indexed_at"]
+
+
+@pytest.mark.parametrize("atomic", [True, False])
 def test_a_document_written_again_stays_the_canonical_of_its_cluster(
     es: Elasticsearch, index_name: str, atomic: bool
 ) -> None:
