@@ -45,11 +45,13 @@ def es() -> None:
     """Run the embedded Elasticsearch (real 8.x nodes from Maven Central, loopback only)."""
 
 
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+#: the least heap the embedded cluster starts with (the JVM refuses one under a few MiB; Elasticsearch needs more)
+_LEAST_HEAP = 256 << 20
 
 
 def _heap_bytes(size: str) -> int | None:
-    """A JVM heap size (``-Xmx``'s form: digits, then k, m or g in either case) in bytes; None for another form.
+    """A JVM heap size (``-Xmx``'s form: digits, then k, m, g or t in either case) in bytes; None for another form.
 
     >>> _heap_bytes("1g") == _heap_bytes("1024M"), _heap_bytes("1.5g"), _heap_bytes("512")
     (True, None, 512)
@@ -62,10 +64,13 @@ def _heap_bytes(size: str) -> int | None:
 
 def _heap(ctx: click.Context, param: click.Parameter, size: str) -> str:
     """``--heap``, checked before a JVM is started with it."""
-    if not _heap_bytes(size):
+    size_bytes = _heap_bytes(size)
+    if size_bytes is None:
         raise click.BadParameter(
             f"{size!r} is not a heap size: digits, then k, m or g (512m, 2g)", param_hint="'--heap'"
         )
+    if size_bytes < _LEAST_HEAP:
+        raise click.BadParameter(f"{size} is too small for Elasticsearch: give 256m or more", param_hint="'--heap'")
     return size
 
 

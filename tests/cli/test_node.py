@@ -303,6 +303,8 @@ def test_a_running_cluster_answers_at_once_refuses_other_options_and_shows_its_n
     assert same_heap.returncode == 0 and same_heap.stdout.startswith("already running: "), same_heap.stderr
     no_size = run("es", "start", "--data", str(tmp_path / "other"), "--heap", "512mb")
     assert no_size.returncode == 2 and "'512mb' is not a heap size" in no_size.stderr, no_size.stderr
+    too_small = run("es", "start", "--data", str(tmp_path / "other"), "--heap", "512k")
+    assert too_small.returncode == 2 and "512k is too small for Elasticsearch" in too_small.stderr, too_small.stderr
     assert not (tmp_path / "other").exists()
 
     # node 0 stopped: status says so (was "running", exit 0), and a start answers at once (it waited 180 s)
