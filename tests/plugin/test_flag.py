@@ -235,6 +235,26 @@ def test_a_document_written_again_stays_the_canonical_of_its_cluster(
     assert (stored["b"][schema.CLUSTER], stored["b"][schema.DUPLICATE_OF]) == ("a", "a")
 
 
+def test_a_document_sent_again_with_its_time_takes_no_later_document(
+    es: Elasticsearch, flag_pipeline: str, index_name: str
+) -> None:
+    """A document that comes back with its neardup fields (a reindex through the pipeline) keeps its ``indexed_at``.
+    Its search then finds documents written after it, and it takes none of them, as reconcile offers it none: "b"
+    (the original's first two thirds) stays the duplicate of "a", not of the nearer "c" ("b" and an ending)."""
+    original = load_peoples_daily()[0].text
+    part = original[: len(original) * 2 // 3]
+    setup_index(es, index_name)
+    for doc_id, text in (("a", original), ("b", part), ("c", part + "（完）")):
+        _bulk(es, index_name, {doc_id: text}, flag_pipeline)
+        es.indices.refresh(index=index_name)
+    fields = (schema.CLUSTER, schema.DUPLICATE_OF, schema.INDEXED_AT)
+    before = {i: tuple(nd.get(f) for f in fields) for i, nd in _stored(es, index_name, ["a", "b", "c"]).items()}
+    assert {i: v[:2] for i, v in before.items()} == {"a": ("a", None), "b": ("a", "a"), "c": ("a", "b")}
+    es.index(index=index_name, id="b", document=es.get(index=index_name, id="b")["_source"], pipeline=flag_pipeline)
+    after = {i: tuple(nd.get(f) for f in fields) for i, nd in _stored(es, index_name, ["a", "b", "c"]).items()}
+    assert after == before
+
+
 def test_a_failing_search_fails_its_documents_alone_and_quickly(
     es: Elasticsearch, flag_pipeline: str, index_name: str
 ) -> None:

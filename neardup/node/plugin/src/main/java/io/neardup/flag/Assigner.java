@@ -88,12 +88,27 @@ public final class Assigner {
         List<Candidate> candidates,
         Function<String, Fingerprinted> fetched
     ) {
+        return choose(id, doc, null, options, candidates, fetched);
+    }
+
+    /**
+     * {@link #choose(String, Fingerprinted, List, List, Function)} for a document at {@code order} in document order,
+     * which takes only an earlier target (see {@link #choose(List, Predicate, String, OrderKey)}); null takes any.
+     */
+    public Assignment choose(
+        String id,
+        Fingerprinted doc,
+        OrderKey order,
+        List<Option> options,
+        List<Candidate> candidates,
+        Function<String, Fingerprinted> fetched
+    ) {
         Map<String, Candidate> known = byId(id, candidates);
         Optional<Option> chosen = choose(options, option -> {
             Candidate candidate = known.get(option.cluster());
             Fingerprinted canonical = candidate != null ? candidate.doc() : fetched.apply(option.cluster());
             return canonical == null || Verify.closeToCanonical(doc, canonical, config);
-        }, id);
+        }, id, order);
         return chosen.map(Assignment::joined).orElseGet(() -> Assignment.canonical(id));
     }
 
@@ -119,10 +134,25 @@ public final class Assigner {
      * that one would leave its members in a cluster named by a duplicate all the same): reconcile joins the two.
      */
     public static Optional<Option> choose(List<Option> options, Predicate<Option> mayJoin, String own) {
+        return choose(options, mayJoin, own, null);
+    }
+
+    /**
+     * {@link #choose(List, Predicate, String)} for a document at {@code before} in document order where options may
+     * come after it (a search finds documents written after one that keeps its {@code indexed_at}, or after a
+     * clock that runs behind): only an earlier target is taken, as the offline clustering offers only those, and a
+     * later one still counts for {@code own}. Null takes any, as Python's {@code choose(..., before=None)}.
+     */
+    public static Optional<Option> choose(List<Option> options, Predicate<Option> mayJoin, String own, OrderKey before) {
         if (own != null && options.stream().anyMatch(option -> option.cluster().equals(own))) {
             return Optional.empty();
         }
-        List<Option> ranked = new ArrayList<>(options);
+        List<Option> ranked = new ArrayList<>();
+        for (Option option : options) {
+            if (before == null || option.order().compareTo(before) < 0) {
+                ranked.add(option);
+            }
+        }
         ranked.sort(Option.PREFERENCE);
         for (Option option : ranked) {
             if (option.targetIsCanonical() || mayJoin.test(option)) {

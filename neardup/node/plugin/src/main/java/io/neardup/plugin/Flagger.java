@@ -33,6 +33,7 @@ import io.neardup.flag.Candidate;
 import io.neardup.flag.CandidateRule;
 import io.neardup.flag.Fingerprinted;
 import io.neardup.flag.Option;
+import io.neardup.flag.OrderKey;
 
 /**
  * Cluster assignment of one fingerprinted document inside Elasticsearch, as the Python service's
@@ -110,6 +111,11 @@ final class Flagger {
             this.settings = settings;
             this.sink = sink;
             this.context = threadContext == null ? null : threadContext.newRestorableContext(false);
+        }
+
+        /** Its place in document order, once registered in the window (which gives it its {@code indexed_at}). */
+        OrderKey order() {
+            return new OrderKey(entry.indexedAt, id);
         }
 
         String describe() {
@@ -275,12 +281,12 @@ final class Flagger {
                 }
             }
             if (fetch.isEmpty()) {
-                finish(job, assigner.choose(job.id, job.doc, options, candidates, known::get));
+                finish(job, assigner.choose(job.id, job.doc, job.order(), options, candidates, known::get));
                 return;
             }
             fetchCanonicals(job, fetch, ActionListener.wrap(fetched -> {
                 known.putAll(fetched);
-                finish(job, assigner.choose(job.id, job.doc, options, candidates, known::get));
+                finish(job, assigner.choose(job.id, job.doc, job.order(), options, candidates, known::get));
             }, e -> fail(job, e)));
         } catch (RuntimeException e) {
             fail(job, e);

@@ -86,6 +86,21 @@ class AssignerTest {
     }
 
     @Test
+    void aDocumentTakesOnlyAnEarlierTargetAsPythonsChooseWithBefore() {
+        // X keeps the time t2 (written again): C, written at t3, is found but is later; B (t2, id "B" < "X") is earlier
+        List<Candidate> candidates = List.of(B, C);
+        List<Option> options = ASSIGNER.options("X", X, candidates);
+        Map<String, Fingerprinted> canonicals = Map.of("A", X);
+        assertEquals("A", ASSIGNER.choose("X", X, new OrderKey("t2", "X"), options, candidates, canonicals::get).cluster());
+        assertEquals(Assignment.canonical("X"),
+            ASSIGNER.choose("X", X, new OrderKey("t1", "X"), options, candidates, canonicals::get));
+        // a later member of its own cluster still keeps a document written again the canonical
+        Candidate member = new Candidate("B", X, "v", "A", "t9");
+        List<Option> own = ASSIGNER.options("A", X, List.of(member));
+        assertEquals(Assignment.canonical("A"), ASSIGNER.choose("A", X, new OrderKey("t1", "A"), own, List.of(member), id -> X));
+    }
+
+    @Test
     void withoutAJoinableMatchTheDocumentStartsItsOwnCluster() {
         Assignment a = ASSIGNER.assign("X", X, List.of(B), Map.of("A", A.doc())::get);
         assertEquals(Assignment.canonical("X"), a);
