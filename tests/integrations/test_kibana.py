@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, helpers
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
@@ -156,21 +156,23 @@ def test_each_panel_search_returns_the_expected_numbers(
             per_flag[sub["key_as_string"]] = per_flag.get(sub["key_as_string"], 0) + sub["doc_count"]
     assert per_flag == {"true": 8, "false": 9}
 
-    buckets = run["neardup-cluster-sizes"]["aggregations"]["clusters"]["buckets"]
-    distribution: dict[int, int] = {}
-    for b in buckets:  # the Vega spec's transform: clusters counted per doc_count
-        distribution[b["doc_count"]] = distribution.get(b["doc_count"], 0) + 1
-    assert distribution == {4: 1, 3: 2, 2: 1, 1: 5}
+    sizes_answer = run["neardup-cluster-sizes"]  # what the Vega spec draws from (run by Vega in a test below)
+    grouped = sizes_answer["aggregations"]["grouped"]
+    assert sorted(b["doc_count"] for b in grouped["buckets"]) == [2, 3, 3, 4]
+    singles = sizes_answer["hits"]["total"]["value"] - sizes_answer["aggregations"]["grouped_documents"]["value"]
+    assert singles == 5
 
     ratio = run["neardup-duplicate-ratio"]
     assert ratio["aggregations"]["duplicates"]["doc_count"] / ratio["hits"]["total"]["value"] == pytest.approx(8 / 17)
 
 
 class _FakeKibana:
-    """A stand-in for Kibana's import endpoint (no Kibana runs here); records what it received."""
+    """A stand-in for Kibana's import endpoint (no Kibana runs here); records what it received. With ``answer``
+    (a body and its content type) it answers that with a 200 instead, as something else at Kibana's URL would."""
 
     def __init__(self, status: int = 200) -> None:
         self.status = status
+        self.answer: tuple[str, str] | None = None
         self.received: list[dict[str, Any]] = []
 
     def __call__(self, environ: Any, start_response: Any) -> Any:
@@ -185,6 +187,8 @@ class _FakeKibana:
                 "objects": [json.loads(line) for line in upload.splitlines() if line],
             }
         )
+        if self.answer is not None:
+            return Response(self.answer[0], content_type=self.answer[1])(environ, start_response)
         n = len(self.received[-1]["objects"])
         body = {"success": True, "successCount": n} if self.status == 200 else {"message": "bad"}
         return Response(json.dumps(body), status=self.status, content_type="application/json")(environ, start_response)
@@ -242,6 +246,98 @@ def test_import_command_posts_the_objects(fake_kibana: tuple[str, _FakeKibana]) 
         import_objects(url, load_objects(OBJECTS))
     down = _kibana_import("--kibana-url", "http://127.0.0.1:9")
     assert down.returncode == 1 and "unreachable" in down.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "shown"),
+    [
+        ("<html><body>Sign in</body></html>", "text/html", "text/html, '<html><body>Sign in</body></html>'"),
+        ("[1, 2]", "application/json", "application/json, '[1, 2]'"),
+        ('{"successCount": 6}', "application/json", "application/json, '{\"successCount\": 6}'"),
+    ],
+    ids=["login-page", "json-list", "json-without-success"],
+)
+def test_import_command_says_when_the_answer_is_not_kibanas(
+    fake_kibana: tuple[str, _FakeKibana], body: str, content_type: str, shown: str
+) -> None:
+    url, kibana = fake_kibana
+    kibana.answer = (body, content_type)
+    res = _kibana_import("--kibana-url", url)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert f"{url} did not answer as Kibana's import API does: 200, {shown}" in res.stderr
+
+
+def test_import_command_needs_the_urls_scheme() -> None:
+    res = _kibana_import("--kibana-url", "localhost:5601")
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert "the Kibana URL 'localhost:5601' needs a scheme: http://localhost:5601" in res.stderr
+    assert "unreachable" not in res.stderr
+
+
+def _kibana_export(tmp_path: Path) -> Path:
+    """A file as Kibana's own export writes it: a data view saved before data views had a ``name``, a Vega
+    panel, a dashboard also showing a visualization the export left out, and the closing summary line."""
+    spec = {"data": {"url": {"index": "logs-*", "body": {"size": 0}}}, "mark": "bar"}
+    objects = [
+        {"type": "index-pattern", "id": "logs", "attributes": {"title": "logs-*", "timeFieldName": "@timestamp"}},
+        {
+            "type": "visualization",
+            "id": "vega-1",
+            "attributes": {
+                "title": "V",
+                "visState": json.dumps({"type": "vega", "params": {"spec": json.dumps(spec)}}),
+            },
+            "references": [],
+        },
+        {
+            "type": "dashboard",
+            "id": "dash",
+            "attributes": {"title": "Logs"},
+            "references": [
+                {"name": "panel_0", "type": "visualization", "id": "vega-1"},
+                {"name": "panel_1", "type": "visualization", "id": "elsewhere"},
+            ],
+        },
+        {"excludedObjects": [], "excludedObjectsCount": 0, "exportedCount": 3, "missingRefCount": 1},
+    ]
+    path = tmp_path / "export.ndjson"
+    path.write_text("".join(json.dumps(o) + "\n" for o in objects), encoding="utf-8")
+    return path
+
+
+def test_load_objects_reads_kibanas_own_export(tmp_path: Path, fake_kibana: tuple[str, _FakeKibana]) -> None:
+    path = _kibana_export(tmp_path)
+    assert [o["id"] for o in load_objects(path)] == ["logs", "vega-1", "dash"]
+    view, vega, dashboard = load_objects(path, index_pattern="x*")
+    assert view["attributes"]["title"] == "x*" and view["attributes"]["name"] == "logs-* · x*"
+    spec = json.loads(json.loads(vega["attributes"]["visState"])["params"]["spec"])
+    assert spec["data"]["url"]["index"] == "x*"
+    assert dashboard["attributes"]["title"] == "Logs · x*"
+    refs = {r["name"]: r["id"] for r in dashboard["references"]}
+    assert refs == {"panel_0": vega["id"], "panel_1": "elsewhere"} and vega["id"] != "vega-1"
+    url, kibana = fake_kibana
+    res = _kibana_import("--kibana-url", url, "--file", str(path), "--index-pattern", "x*")
+    assert res.returncode == 0, res.stderr
+    assert [o["id"] for o in kibana.received[0]["objects"]] == [o["id"] for o in (view, vega, dashboard)]
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("<html>", "not JSON (Expecting value, column 1)"),
+        ("[1, 2]", "not a Kibana saved object (a list, not an object)"),
+        ('{"type": "dashboard", "attributes": {}}', 'not a Kibana saved object (no "id" string)'),
+        ('{"type": "dashboard", "id": "d"}', 'not a Kibana saved object (no "attributes" object)'),
+    ],
+)
+def test_a_file_of_no_saved_objects_is_refused_naming_its_line(tmp_path: Path, line: str, says: str) -> None:
+    path = tmp_path / "objects.ndjson"
+    good = json.dumps({"type": "dashboard", "id": "d", "attributes": {"title": "D"}})
+    path.write_text(f"{good}\n\n{line}\n", encoding="utf-8")
+    for pattern in ((), ("--index-pattern", "x*")):
+        res = _kibana_import("--kibana-url", "http://127.0.0.1:9", "--file", str(path), *pattern)
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+        assert f"{path}:3: {says}" in res.stderr
 
 
 def test_compose_file_structure() -> None:
@@ -307,7 +403,15 @@ def test_vega_panels_compile_with_vega_lite(vega_lite: Path) -> None:
     """Kibana's Vega panels are Vega-Lite specs; each compiles (its Elasticsearch url swapped for
     sample rows shaped like the response, as Kibana would feed them)."""
     samples = {
-        "neardup-cluster-sizes": [{"key": "a", "doc_count": 3}, {"key": "b", "doc_count": 1}],
+        "neardup-cluster-sizes": [
+            {
+                "aggregations": {
+                    "grouped": {"doc_count_error_upper_bound": 0, "buckets": [{"key": "a", "doc_count": 3}]},
+                    "grouped_documents": {"value": 3},
+                },
+                "hits": {"total": {"value": 5}},
+            }
+        ],
         "neardup-duplicate-ratio": [
             {"aggregations": {"duplicates": {"doc_count": 2}}, "hits": {"total": {"value": 5}}}
         ],
@@ -337,3 +441,87 @@ def test_vega_panels_compile_with_vega_lite(vega_lite: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok 2"
+
+
+#: Runs a Vega-Lite spec in Vega, as Kibana does, on the answer its url got, and prints what it draws: the data
+#: of each bar and the text of each text mark.
+_DRAW = """
+const [vlPath, vegaPath] = process.argv.slice(1);
+const vl = require(vlPath), vega = require(vegaPath);
+const {spec, answer} = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+spec.data = {values: answer, format: spec.data.format};
+const view = new vega.View(vega.parse(vl.compile(spec).spec), {renderer: 'none'});
+view.runAsync().then(() => {
+  const bars = [], texts = [];
+  (function walk(group) {
+    for (const mark of group.items || []) {
+      for (const item of mark.items || []) {
+        if (mark.marktype === 'rect' && mark.role === 'mark') bars.push(item.datum);
+        if (mark.marktype === 'text' && mark.role === 'mark') texts.push(item.text);
+      }
+      walk(mark);
+    }
+  })(view.scenegraph().root);
+  console.log(JSON.stringify({bars, texts}));
+});
+"""
+
+
+def _drawn_sizes(vega_lite: Path, es: Elasticsearch, index: str) -> tuple[dict[int, int], list[str]]:
+    """The size panel over ``index``: clusters per size as its bars show them, and the texts it writes."""
+    objects = load_objects(OBJECTS, index_pattern=index)
+    panel = next(o for o in objects if o["id"].startswith("neardup-cluster-sizes-"))
+    request = panel_requests(objects)[panel["id"]]
+    answer = es.search(index=request.index, **request.body).body
+    spec = json.loads(json.loads(panel["attributes"]["visState"])["params"]["spec"])
+    proc = subprocess.run(
+        ["node", "-e", _DRAW, str(vega_lite), str(vega_lite.parent / "vega")],
+        input=json.dumps({"spec": spec, "answer": answer}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    drawn = json.loads(proc.stdout)
+    x, y = spec["encoding"]["x"]["field"], spec["encoding"]["y"]["field"]
+    bars = {int(bar[x]): int(bar[y]) for bar in drawn["bars"]}
+    assert len(bars) == len(drawn["bars"])
+    return bars, drawn["texts"]
+
+
+def _write_clusters(es_url: str, es: Elasticsearch, index: str, sizes: dict[int, int]) -> None:
+    """An index made by the service holding ``sizes[n]`` clusters of ``n`` documents each, written directly
+    (neardup fields as a dedupe leaves them)."""
+    es.indices.delete(index=index, ignore_unavailable=True)
+    assert create_app({"es_url": es_url}).test_client().put(f"/v1/indices/{index}").status_code == 200
+    actions = (
+        {
+            "_index": index,
+            "_id": f"{n}-{c}-{k}",
+            "neardup": {"cluster": f"{n}-{c}", "is_duplicate": k > 0, "indexed_at": "2026-01-01T00:00:00Z"},
+        }
+        for n, count in sizes.items()
+        for c in range(count)
+        for k in range(n)
+    )
+    helpers.bulk(es, actions, refresh=True, chunk_size=5000)
+
+
+@pytest.mark.es
+def test_the_size_panel_counts_every_cluster_past_ten_thousand(vega_lite: Path, es_url: str, es: Elasticsearch) -> None:
+    """11,956 clusters (most of them of one): each is counted. Past 10,000 clusters of two or more the panel
+    draws the largest 10,000 and says so."""
+    index = "test-kibana-sizes"
+    try:
+        _write_clusters(es_url, es, index, {100: 1, 2: 6, 1: 11_950})
+        assert _drawn_sizes(vega_lite, es, index) == ({100: 1, 2: 6, 1: 11_950}, [])
+        _write_clusters(es_url, es, index, {3: 2, 2: 10_000, 1: 5})
+        bars, texts = _drawn_sizes(vega_lite, es, index)
+        assert bars == {3: 2, 2: 9_998}
+        assert texts == [
+            "Counted over the 10,000 largest clusters of two or more only: the smaller clusters past those, "
+            "and the clusters of one, are not in the chart."
+        ]
+    finally:
+        es.indices.delete(index=index, ignore_unavailable=True)
