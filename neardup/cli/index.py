@@ -6,6 +6,7 @@ Elasticsearch comes from ``--es-url`` or ``NEARDUP_ES_URL``; a progress bar show
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -38,10 +39,10 @@ from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.integrations.kibana import import_objects, load_objects, saved_objects_path
-from neardup.integrations.sql_import import ImportSpec, ImportStopped, make_url_safe, run_import
+from neardup.integrations.sql_import import ImportInterrupted, ImportSpec, ImportStopped, make_url_safe, run_import
 from neardup.service.server import serve
 
-from .common import reports_errors
+from .common import EXIT_INTERRUPTED, fail, reports_errors
 from .offline import InputDoc, read_from, read_jsonl
 
 __all__ = [
@@ -452,8 +453,9 @@ def import_cmd(
         bar.close()
         _bad_rows(exc.result.bad_rows)
         _bad_rows(exc.result.refused, "Elasticsearch refused")
-        resume = "from the beginning" if exc.resume is None else f"with --since {exc.column} {exc.resume}"
-        raise NeardupError(f"{exc}; rows up to {exc.column}={exc.resume} are indexed, resume {resume}") from exc
+        if isinstance(exc, ImportInterrupted):
+            fail(f"{exc}; {_resume_hint(exc, incremental)}", EXIT_INTERRUPTED)
+        raise NeardupError(f"{exc}; {_resume_hint(exc, incremental)}") from exc
     bar.close()
     _bad_rows(result.bad_rows)
     _bad_rows(result.refused, "Elasticsearch refused")
@@ -463,14 +465,32 @@ def import_cmd(
         f"{result.failed} failed; high-water mark {result.high_water}"
         + (f" (started after {result.since})" if result.since is not None else "")
         + (
-            f"; the next --incremental run reads them again (or with --since {incremental} {result.past_refused}, "
+            f"; the next --incremental run reads them again (or with {_since(incremental, result.past_refused)}, "
             "the rows after them only)"
             if result.failed and incremental
             else ""
         )
     )
+    if result.read and len(result.bad_rows) == result.read:
+        fail("every row read was a bad row: none was imported")
     if result.failed:
         sys.exit(1)
+
+
+def _resume_hint(stopped: ImportStopped, incremental: str | None) -> str:
+    """Where a stopped import goes on: the ``--since`` that resumes it, or the beginning."""
+    if stopped.resume is None:
+        return "no row is known to be done yet: resume from the beginning"
+    again = " (or run it again as it is: --incremental reads on from there)" if incremental else ""
+    return (
+        f"rows up to {stopped.column}={stopped.resume} are indexed, resume with "
+        f"{_since(stopped.column, stopped.resume)}{again}"
+    )
+
+
+def _since(column: str | None, value: Any) -> str:
+    """A ``--since`` option as a shell reads it (a value or column with spaces quoted)."""
+    return f"--since {shlex.quote(str(column))} {shlex.quote(str(value))}"
 
 
 def _bad_rows(rows: list[Any], what: str = "skipped") -> None:

@@ -5,11 +5,14 @@ Rows are read in the order of the incremental column (or the id column), in batc
 flagged and written like posted documents. After every written batch the high-water mark (see
 :class:`Mark`) is stored in Elasticsearch (index ``neardup-imports``), so ``--incremental COLUMN`` later
 reads only newer rows, and rows Elasticsearch refused again, and checks them against everything indexed.
-A bad row (missing id, a value of the wrong type, invalid UTF-8 in a text column) is reported by row
-and skipped; an import that cannot go on says where to resume.
+The mark, and a ``--since`` value, is given to the database untyped, for it to compare with the column as it
+compares the column's own values (:func:`_rows`). A bad row (missing id, a value its column's type cannot read,
+invalid UTF-8 in a text column or in a field) is reported by row and skipped; an import that cannot go on, or
+is interrupted, says where to resume.
 
 The index is set up (:func:`~neardup.es.client.setup_index`) only once the source is known to give rows (the
-database, the table or query, the columns), so an import refused by its source leaves nothing behind. The field
+database, the table or query, the columns, the fields, the mark), so an import refused by its source leaves
+nothing behind. The field
 configuration is kept with the index before the first row is written, as ``PUT /v1/indices/{index}``
 keeps one, so ``neardup dedupe`` and ``reconcile`` and the service read the rows as the records they are; an
 index that keeps another configuration is refused.
@@ -17,6 +20,7 @@ index that keeps another configuration is refused.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import decimal
 import hashlib
@@ -24,6 +28,7 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -49,7 +54,7 @@ from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
 
-__all__ = ["BadRow", "ImportResult", "ImportSpec", "ImportStopped", "Mark", "run_import"]
+__all__ = ["BadRow", "ImportInterrupted", "ImportResult", "ImportSpec", "ImportStopped", "Mark", "run_import"]
 
 STATE_INDEX = IMPORTS_INDEX
 
@@ -95,6 +100,10 @@ class ImportStopped(NeardupError):
         self.result = result
         self.column = column
         self.resume = resume
+
+
+class ImportInterrupted(ImportStopped):
+    """The import was interrupted (Ctrl-C) while it read or wrote rows; ``resume`` as for :class:`ImportStopped`."""
 
 
 _NO_ROW = object()
@@ -208,11 +217,15 @@ def _decode_escaped(raw: bytes) -> str:
 _ESCAPED = re.compile("[\udc80-\udcff]")
 
 
-def _value(column: str, value: Any) -> Any:
-    """A column's value as JSON holds it.
+def _value(column: str, value: Any, named: bool = True) -> Any:
+    """A column's value as JSON holds it. Bytes are UTF-8 text; ``named`` False (a column that is neither the id
+    nor a field of the configuration, such as a photo beside the text), bytes that are not are kept as base64
+    rather than making the row a bad row.
 
     >>> _value("n", decimal.Decimal("12345678901234567891")), _value("n", decimal.Decimal("2.50"))
     (12345678901234567891, 2.5)
+    >>> _value("photo", b"\\x89PNG", named=False), _value("note", "备注".encode(), named=False)
+    ('iVBORw==', '备注')
     """
     if isinstance(value, str):
         bad = _ESCAPED.search(value)
@@ -223,6 +236,8 @@ def _value(column: str, value: Any) -> Any:
         try:
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError as exc:
+            if not named:
+                return base64.b64encode(value).decode("ascii")
             raise RecordError(f"column {column!r}: invalid UTF-8 at byte {exc.start}", column) from exc
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
@@ -233,36 +248,139 @@ def _value(column: str, value: Any) -> Any:
     return value
 
 
-def _statement(engine: sa.Engine, spec: ImportSpec, order: str, since: Any) -> sa.Select[Any]:
+@dataclass(frozen=True)
+class _Rows:
+    """How the rows are read: ``stmt``, and ``convert``: for each column SQLite gives as it stores it (see
+    :func:`_source`) whose type converts its values, that type's name and SQLAlchemy's conversion."""
+
+    stmt: sa.Select[Any]
+    convert: Mapping[str, tuple[str, Callable[[Any], Any]]]
+
+
+def _rows(engine: sa.Engine, spec: ImportSpec, order: str, since: Any) -> _Rows:
+    """The rows after ``since`` (the mark, or ``--since``) in the order of ``order``, checked by the database
+    before anything is written: :class:`NeardupError` when it cannot be opened, :class:`UsageError` when it
+    refuses the table, the query, a column or field the rows lack, or ``since`` (a value the column's type
+    cannot read).
+
+    ``since`` goes to the database untyped: PostgreSQL and MySQL read text as the column's type (a timestamp, a
+    number, or text, so '009' stays text), and SQLite compares it with the column as it compares the column's
+    values (see :func:`_compared`); a stored mark is a value read from the column (:func:`_mark_value`)."""
+    with _opened(engine, spec.url) as conn:
+        source, convert = _source(conn, spec)
+        _check_columns(source, spec, order)
+        stmt = sa.select(source)
+        after = ""
+        try:
+            if since is not None:
+                after = f" after {order} {since!r}"
+                value = _compared(conn, source.c[order], since)
+                stmt = stmt.where(source.c[order] > sa.bindparam("neardup_since", value, type_=sa.types.NullType()))
+            stmt = stmt.order_by(source.c[order], source.c[spec.id_column])
+            conn.execute(stmt.limit(0))
+        except sa.exc.SQLAlchemyError as exc:
+            raise UsageError(f"the database refused to read the rows{after}: {_reason(exc)}") from exc
+    return _Rows(stmt, convert)
+
+
+@contextmanager
+def _opened(engine: sa.Engine, url: str) -> Iterator[sa.Connection]:
+    """A connection to the database; :class:`NeardupError` "cannot open database" when there is none (no server
+    there, a login refused, a SQLite file that cannot be opened or is no database)."""
+    try:
+        conn = engine.connect()
+    except sa.exc.DBAPIError as exc:
+        raise NeardupError(f"cannot open database {make_url_safe(url)}: {_reason(exc)}") from exc
+    with conn:
+        if engine.dialect.name == "sqlite":
+            try:  # SQLite opens any file: reading its schema finds one that is no database
+                conn.exec_driver_sql("PRAGMA schema_version")
+            except sa.exc.DBAPIError as exc:
+                raise NeardupError(f"cannot open database {make_url_safe(url)}: {_reason(exc)}") from exc
+        yield conn
+
+
+def _reason(exc: sa.exc.SQLAlchemyError) -> str:
+    """The first line of what the database or its driver said, without SQLAlchemy's wrapping."""
+    said = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+    return (str(said).strip().splitlines() or [type(said).__name__])[0][:300]
+
+
+def _source(conn: sa.Connection, spec: ImportSpec) -> tuple[Any, dict[str, tuple[str, Callable[[Any], Any]]]]:
+    """The table or the query to select from, and the conversions of :class:`_Rows`. SQLite keeps any value in any
+    column (an epoch number in a DATETIME one) and SQLAlchemy converts it after the driver, where one value it
+    cannot read would fail the whole batch: a SQLite table is read as stored and converted row by row
+    (:func:`_typed_row`). The drivers of other databases give values of the column's type."""
     if spec.table:
         try:
-            table = sa.Table(spec.table, sa.MetaData(), autoload_with=engine)
+            table = sa.Table(spec.table, sa.MetaData(), autoload_with=conn)
         except sa.exc.NoSuchTableError as exc:
             raise UsageError(f"no table {spec.table!r} in {make_url_safe(spec.url)}") from exc
-        source: Any = table
-    else:
-        query = (spec.query or "").strip().rstrip(";")
-        with engine.connect() as conn:  # learn the query's columns
-            keys = list(conn.execute(sa.text(f"SELECT * FROM ({query}) AS neardup_probe LIMIT 0")).keys())
-        source = sa.text(query).columns(*[sa.column(k) for k in keys]).subquery("neardup_rows")
-    stmt = sa.select(source)
+        except sa.exc.SQLAlchemyError as exc:
+            raise UsageError(f"cannot read table {spec.table!r} in {make_url_safe(spec.url)}: {_reason(exc)}") from exc
+        if conn.dialect.name != "sqlite":
+            return table, {}
+        stored = sa.table(table.name, *(sa.column(c.name) for c in table.c), schema=table.schema)
+        return stored, _conversions(table, conn.dialect)
+    query = (spec.query or "").strip().rstrip(";")
+    try:  # learn the query's columns
+        keys = list(conn.execute(sa.text(f"SELECT * FROM ({query}) AS neardup_probe LIMIT 0")).keys())
+    except sa.exc.SQLAlchemyError as exc:
+        raise UsageError(f"the database refused the query: {_reason(exc)}") from exc
+    return sa.text(query).columns(*[sa.column(k) for k in keys]).subquery("neardup_rows"), {}
+
+
+def _conversions(table: sa.Table, dialect: sa.Dialect) -> dict[str, tuple[str, Callable[[Any], Any]]]:
+    """For each column of ``table`` whose type converts what the driver gives (SQLite text into a datetime, a float
+    into a Decimal), the type's name and the conversion SQLAlchemy makes."""
+    found: dict[str, tuple[str, Callable[[Any], Any]]] = {}
+    for column in table.c:
+        convert = column.type.dialect_impl(dialect).result_processor(dialect, None)
+        if convert is not None:
+            found[column.name] = (column.type.compile(dialect=dialect), convert)
+    return found
+
+
+def _typed_row(raw: Mapping[str, Any], convert: Mapping[str, tuple[str, Callable[[Any], Any]]]) -> dict[str, Any]:
+    """``raw`` with the values of the columns in ``convert`` converted to their type; :class:`RecordError` for a
+    value the type cannot read (that row is a bad row)."""
+    row = dict(raw)
+    for name, (type_name, to_type) in convert.items():
+        value = row.get(name)
+        if value is None:
+            continue
+        try:
+            row[name] = to_type(value)
+        except (TypeError, ValueError, ArithmeticError) as exc:
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            raise RecordError(f"column {name!r}: cannot read {shown} as {type_name}", name) from exc
+    return row
+
+
+def _check_columns(source: Any, spec: ImportSpec, order: str) -> None:
+    """:class:`UsageError` for an ordering column, id column or configured field the rows do not have (a field
+    missing would leave every record without it, as if empty)."""
+    have = ", ".join(source.c.keys())
     if order not in source.c:
-        raise UsageError(f"column {order!r} is not in the rows (have: {', '.join(source.c.keys())})")
+        raise UsageError(f"column {order!r} is not in the rows (have: {have})")
     if spec.id_column not in source.c:
-        raise UsageError(f"id column {spec.id_column!r} is not in the rows (have: {', '.join(source.c.keys())})")
-    if since is not None:
-        stmt = stmt.where(source.c[order] > _typed(since))
-    return stmt.order_by(source.c[order], source.c[spec.id_column])
+        raise UsageError(f"id column {spec.id_column!r} is not in the rows (have: {have})")
+    missing = [name for name in spec.fields.fields if name not in source.c]
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        which = "is not a column" if len(missing) == 1 else "are not columns"
+        raise UsageError(f"the field configuration names {names}, which {which} of the rows (have: {have})")
 
 
-def _typed(value: Any) -> Any:
-    """A ``--since`` value from the command line as a number when it is one (strict databases such
-    as PostgreSQL do not compare an integer column with text).
-
-    >>> _typed("42"), _typed("4.5"), _typed("1998-01-03"), _typed(7)
-    (42, 4.5, '1998-01-03', 7)
-    """
-    if not isinstance(value, str):
+def _compared(conn: sa.Connection, column: Any, value: Any) -> Any:
+    """``value`` as ``column`` is compared with it: as it is, except on SQLite a text value as a number when the
+    column holds numbers. SQLite reads text as a number itself for a column declared numeric, but not for an
+    expression of a query, where every number orders before any text (no row would be after it). '009' for a
+    column of text stays text."""
+    if conn.dialect.name != "sqlite" or not isinstance(value, str):
+        return value
+    held = conn.execute(sa.select(column).where(column.is_not(None)).limit(1)).scalar()
+    if isinstance(held, bool) or not isinstance(held, (int, float)):
         return value
     for kind in (int, float):
         try:
@@ -270,6 +388,24 @@ def _typed(value: Any) -> Any:
         except ValueError:
             continue
     return value
+
+
+def _mark_value(value: Any) -> Any:
+    """An ordering column's value as the mark keeps it (JSON, in ``neardup-imports``) and gives it back to the
+    database: numbers and text as they are, a date or time in ISO form, a decimal as an exact number (whole) or
+    text; None for a value it cannot keep (bytes that are no UTF-8 text, text with invalid UTF-8, another kind),
+    which leaves the mark alone.
+
+    >>> _mark_value(dt.datetime(2024, 5, 1, 10)), _mark_value(decimal.Decimal("2.50")), _mark_value("009")
+    ('2024-05-01T10:00:00', '2.5', '009')
+    """
+    if isinstance(value, decimal.Decimal) and not (value.is_finite() and value == value.to_integral_value()):
+        return str(value.normalize())  # exact, and one text for equal values ('2.50', '2.5')
+    try:
+        kept = _value("", value)
+    except RecordError:
+        return None
+    return kept if isinstance(kept, (bool, int, float, str)) else None
 
 
 def _state_id(spec: ImportSpec, column: str) -> str:
@@ -319,8 +455,9 @@ def run_import(
     progress: Callable[[ImportResult], None] | None = None,
     ingest: IngestConfig | None = None,
 ) -> ImportResult:
-    """Import the rows (see the module doc); raises :class:`ImportStopped` when it cannot go on. ``ingest``: the
-    candidate settings (:meth:`IngestConfig.from_settings`); the verification is the field configuration's."""
+    """Import the rows (see the module doc); raises :class:`ImportStopped` when it cannot go on, and
+    :class:`ImportInterrupted` for a KeyboardInterrupt once rows are being read. ``ingest``: the candidate settings
+    (:meth:`IngestConfig.from_settings`); the verification is the field configuration's."""
     column = spec.incremental or (spec.since[0] if spec.since else spec.id_column)
     since: Any = spec.since[1] if spec.since else None
     if spec.incremental and since is None:
@@ -339,18 +476,17 @@ def run_import(
     mark = Mark(since)
     stopped = (sa.exc.SQLAlchemyError, ApiError, TransportError, OSError)
     try:
-        try:
-            stmt = _statement(engine, spec, column, since)
-        except stopped as exc:
-            raise _stopped(exc, result, column, mark) from exc
+        rows = _rows(engine, spec, column, since)
         # once the rows can be read: an import refused by its source leaves no index. Elasticsearch refusing the
         # set-up is its own error, not an import stopped after 0 rows: nothing was read yet
         setup_index(client, spec.index)
         _keep_fields(client, spec.index, spec.fields, fingerprinter.record_version(spec.fields))
         try:
-            _import_rows(client, spec, fingerprinter, config, stmt, engine, column, mark, result, progress)
+            _import_rows(client, spec, fingerprinter, config, rows, engine, column, mark, result, progress)
         except stopped as exc:
             raise _stopped(exc, result, column, mark) from exc
+        except KeyboardInterrupt as exc:
+            raise ImportInterrupted(f"interrupted after {result.read} rows", result, column, mark.value) from exc
     finally:
         engine.dispose()
     return result
@@ -368,28 +504,30 @@ def _import_rows(
     spec: ImportSpec,
     fingerprinter: Fingerprinter,
     config: IngestConfig,
-    stmt: sa.Select[Any],
+    rows: _Rows,
     engine: sa.Engine,
     column: str,
     mark: Mark,
     result: ImportResult,
     progress: Callable[[ImportResult], None] | None,
 ) -> None:
-    """Read the rows of ``stmt`` in batches and write them, advancing ``mark`` and ``result`` as they are."""
-    for rows in _batches(engine, stmt, spec.batch_size):
+    """Read ``rows`` in batches and write them, advancing ``mark`` and ``result`` as they are. The id and the
+    configured fields must be text where they are bytes; another column's bytes may be any (:func:`_value`)."""
+    named = {spec.id_column, *spec.fields.fields}
+    for batch in _batches(engine, rows.stmt, spec.batch_size):
         docs: list[Incoming] = []
         records: list[Record] = []
         doc_of_row: list[int | None] = []  # each row's place among docs; None for a bad row
         row_of_doc: list[int] = []  # each doc's row number in this run's read order
-        order_values: list[Any] = []  # each row's ordering value; None for one that cannot be read
-        for raw in rows:
+        order_values: list[Any] = []  # each row's ordering value as the mark keeps it (:func:`_mark_value`)
+        for raw in batch:
             result.read += 1
             rid = raw.get(spec.id_column)
-            order_values.append(_readable(column, raw[column]))
+            order_values.append(_mark_value(raw[column]))
             try:
                 if rid is None or (isinstance(rid, str) and not rid.strip()):
                     raise RecordError(f"id column {spec.id_column!r} is empty")
-                row = {k: _value(k, v) for k, v in raw.items()}
+                row = {k: _value(k, v, k in named) for k, v in _typed_row(raw, rows.convert).items()}
                 record = fingerprinter.fingerprint_record(row, spec.fields)
             except RecordError as exc:
                 result.bad_rows.append(BadRow(result.read, None if rid is None else str(rid), str(exc)))
@@ -397,7 +535,7 @@ def _import_rows(
                 continue
             doc_of_row.append(len(docs))
             row_of_doc.append(result.read)
-            docs.append(Incoming(str(_value(spec.id_column, rid)), None, None, row))
+            docs.append(Incoming(str(row[spec.id_column]), None, None, row))
             records.append(record)
         written = [True] * len(docs)
         if docs:
@@ -464,14 +602,6 @@ def _differences(kept: RecordConfig, given: RecordConfig) -> list[str]:
     found = [f"field {n!r}" for n in names if kept.fields.get(n) != given.fields.get(n)]
     found += [k for k in ("mu", "min_combined") if getattr(kept, k) != getattr(given, k)]
     return found or ["how records are read"]
-
-
-def _readable(column: str, value: Any) -> Any:
-    """``value`` as :func:`_value` reads it, or None when it cannot be read (that row is a bad row)."""
-    try:
-        return _value(column, value)
-    except RecordError:
-        return None
 
 
 #: how long the pieces of one batch remember what the earlier ones wrote: longer than writing them takes

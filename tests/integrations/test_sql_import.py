@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -23,6 +24,7 @@ from neardup.es.client import read_record_config
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.record_sets import LabelledRecord, petition_rows
+from tests.indices import remove_indices
 
 pytestmark = pytest.mark.es
 
@@ -363,6 +365,232 @@ def test_an_import_its_source_refuses_leaves_nothing_behind(
     assert done.returncode == 0 and "imported 1 of 1 rows" in done.stdout, done.stderr
 
 
+def _import_args(db: Path, index: str, fields: Path, id_column: str, *more: str) -> list[str]:
+    return [
+        "import",
+        f"sqlite:///{db}",
+        index,
+        "--table",
+        "t",
+        "--id-column",
+        id_column,
+        "--fields",
+        str(fields),
+        *more,
+    ]
+
+
+def test_an_incremental_datetime_column_reads_every_later_row(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """SQLite holds a DATETIME as the text SQLAlchemy writes ('2024-05-01 10:00:00.000000') and compares it as
+    text: the mark is that text, so rows later on the mark's day and rows updated since are all read again."""
+    texts = [a.text for a in load_peoples_daily()[:5]]
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint TEXT, updated_at DATETIME",
+        [(1, "r1", texts[0], "2024-05-01 09:00:00.000000"), (2, "r2", texts[1], "2024-05-01 10:00:00.000000")],
+    )
+    args = _import_args(db, index_name, fields, "ref", "--incremental", "updated_at")
+    first = _cli(*args, es_url=es_url)
+    assert first.returncode == 0 and "imported 2 of 2 rows" in first.stdout, first.stderr
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO t VALUES (3, 'r3', ?, '2024-05-01 15:30:00.000000')", (texts[2],))
+    conn.execute("INSERT INTO t VALUES (4, 'r4', ?, '2024-05-02 08:00:00.000000')", (texts[3],))
+    conn.execute("UPDATE t SET complaint = ?, updated_at = '2024-05-01 18:00:00.000000' WHERE ref = 'r1'", (texts[4],))
+    conn.commit()
+    conn.close()
+
+    second = _cli(*args, es_url=es_url)
+    assert second.returncode == 0, second.stderr
+    assert "imported 3 of 3 rows" in second.stdout and "high-water mark 2024-05-02 08:00:00" in second.stdout, (
+        second.stdout
+    )
+    assert set(_clusters(es, index_name)) == {"r1", "r2", "r3", "r4"}
+    assert es.get(index=index_name, id="r1")["_source"]["complaint"] == texts[4]
+    assert es.get(index=index_name, id="r3")["_source"]["updated_at"] == "2024-05-01T15:30:00"  # ISO, as before
+    by_hand = _cli(
+        *_import_args(db, index_name, fields, "ref", "--since", "updated_at", "2024-05-01 15:00"), es_url=es_url
+    )
+    assert by_hand.returncode == 0 and "imported 3 of 3 rows" in by_hand.stdout, by_hand.stdout + by_hand.stderr
+
+
+def test_an_incremental_text_key_stays_text(tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+    """Zero-padded text keys compare as text ('010' > '009'), in a stored mark and in a --since given by hand."""
+    texts = [a.text for a in load_peoples_daily()[:11]]
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
+    db = tmp_path / "pad.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE t (ref TEXT PRIMARY KEY, complaint TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?, ?)", [(f"{k:03d}", texts[k - 1]) for k in range(1, 10)])
+    conn.commit()
+    args = _import_args(db, index_name, fields, "ref", "--incremental", "ref")
+    first = _cli(*args, es_url=es_url)
+    assert first.returncode == 0 and "imported 9 of 9 rows" in first.stdout, first.stderr
+    conn.executemany("INSERT INTO t VALUES (?, ?)", [("010", texts[9]), ("011", texts[10])])
+    conn.commit()
+    conn.close()
+    second = _cli(*args, es_url=es_url)
+    assert second.returncode == 0 and "imported 2 of 2 rows" in second.stdout, second.stdout
+    assert "high-water mark 011 (started after 009)" in second.stdout, second.stdout
+    by_hand = _cli(*_import_args(db, index_name, fields, "ref", "--since", "ref", "007"), es_url=es_url)
+    assert by_hand.returncode == 0 and "imported 4 of 4 rows" in by_hand.stdout, by_hand.stdout
+    # a number of a query's expression (no column type for SQLite to read the text by) compares as a number
+    query = ["--query", "SELECT ref, ref + 0 AS n, complaint FROM t", "--id-column", "ref", "--fields", str(fields)]
+    numbers = _cli("import", f"sqlite:///{db}", index_name, *query, "--since", "n", "9", es_url=es_url)
+    assert numbers.returncode == 0 and "imported 2 of 2 rows" in numbers.stdout, numbers.stdout
+
+
+def test_a_value_sqlite_holds_but_its_column_type_cannot_read_is_a_bad_row(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """SQLite keeps any value in any column: an epoch integer in a DATETIME column, '2024/1/6' in a DATE one.
+    That row is reported and skipped; the rows of the same batch and after it are imported."""
+    texts = [a.text for a in load_peoples_daily()[:8]]
+    rows: list[tuple[object, ...]] = [
+        (k, f"r{k}", texts[k - 1], "2024-05-01 09:00:00.000000", f"2024-01-0{k}") for k in range(1, 9)
+    ]
+    rows[5] = (6, "r6", texts[5], 1714550400, "2024-01-06")
+    rows[6] = (7, "r7", texts[6], "2024-05-01 09:00:00.000000", "2024/1/7")
+    fields, db = _small_table(
+        tmp_path, '[fields.complaint]\nmode = "text"\n', "ref TEXT, complaint TEXT, created DATETIME, d DATE", rows
+    )
+    args = _import_args(db, index_name, fields, "ref", "--incremental", "row_id", "--batch-size", "2")
+    res = _cli(*args, es_url=es_url)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert "imported 6 of 8 rows" in res.stdout and "2 bad rows skipped" in res.stdout, res.stdout
+    assert "high-water mark 8" in res.stdout, res.stdout
+    assert "skipped row 6 (id r6): column 'created': cannot read 1714550400 as DATETIME" in res.stderr, res.stderr
+    assert "skipped row 7 (id r7): column 'd': cannot read '2024/1/7' as DATE" in res.stderr, res.stderr
+    assert set(_clusters(es, index_name)) == {f"r{k}" for k in (1, 2, 3, 4, 5, 8)}
+    assert es.get(index=index_name, id="r1")["_source"]["d"] == "2024-01-01"
+
+
+def test_a_binary_column_the_fields_do_not_name_is_kept_as_base64(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A photo beside the text: not UTF-8, and no field of the configuration, so no reason to skip the row."""
+    import base64
+
+    texts = [a.text for a in load_peoples_daily()[:3]]
+    photo = bytes([0x89, 0x50, 0x4E, 0x47, 0, 0xFF])
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint TEXT, photo BLOB, note BLOB",
+        [(k, f"r{k}", texts[k - 1], photo + bytes([k]), "备注".encode()) for k in range(1, 4)],
+    )
+    res = _cli(*_import_args(db, index_name, fields, "ref"), es_url=es_url)
+    assert res.returncode == 0 and "imported 3 of 3 rows" in res.stdout, res.stdout + res.stderr
+    stored = es.get(index=index_name, id="r2")["_source"]
+    assert stored["photo"] == base64.b64encode(photo + b"\x02").decode() and stored["note"] == "备注"
+
+
+def test_an_import_whose_every_row_is_bad_fails(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint BLOB",
+        [(k, f"r{k}", b"\xe4\xb8\xff\x41") for k in range(1, 4)],
+    )
+    res = _cli(*_import_args(db, index_name, fields, "ref"), es_url=es_url)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "imported 0 of 3 rows" in res.stdout, res.stdout
+    assert "skipped row 3 (id r3): column 'complaint': invalid UTF-8 at byte 0" in res.stderr, res.stderr
+    assert "every row read was a bad row" in res.stderr, res.stderr
+
+
+def test_a_field_that_is_no_column_is_refused_before_anything_is_written(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A misspelt field (or one PostgreSQL folded to lower case) would make every record empty."""
+    fields, db = _small_table(
+        tmp_path, '[fields.contents]\nmode = "text"\n', "ref TEXT, content TEXT", [(1, "r1", "投诉内容")]
+    )
+    for source in (["--table", "t"], ["--query", "SELECT row_id, ref, content FROM t"]):
+        args = ["import", f"sqlite:///{db}", index_name, *source, "--id-column", "ref", "--fields", str(fields)]
+        res = _cli(*args, es_url=es_url)
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+        assert "the field configuration names 'contents', which is not a column of the rows" in res.stderr, res.stderr
+        assert "(have: row_id, ref, content)" in res.stderr, res.stderr
+        assert not es.indices.exists(index=index_name)
+
+
+def test_a_database_that_cannot_be_opened_is_said_so(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Not "import stopped after 0 rows ... resume from the beginning": nothing was opened, let alone read."""
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
+    (tmp_path / "a-folder.db").mkdir()
+    (tmp_path / "notes.db").write_text("id,complaint\n1,hello\n", encoding="utf-8")
+    urls = [
+        (f"sqlite:///{tmp_path / 'a-folder.db'}", "unable to open database file"),
+        (f"sqlite:///{tmp_path / 'notes.db'}", "file is not a database"),
+        (f"postgresql+psycopg://u:secret@127.0.0.1:{_free_port()}/db", "127.0.0.1"),
+    ]
+    for url, reason in urls:
+        args = ["import", url, index_name, "--table", "t", "--id-column", "id", "--fields", str(fields)]
+        res = _cli(*args, es_url=es_url)
+        assert res.returncode == 1 and "Traceback" not in res.stderr, (url, res.stderr)
+        assert f"cannot open database {url.replace(':secret', ':***')}: " in res.stderr and reason in res.stderr, (
+            url,
+            res.stderr,
+        )
+        assert "import stopped" not in res.stderr and "resume" not in res.stderr and "secret" not in res.stderr
+        assert not es.indices.exists(index=index_name)
+
+
+def test_an_interrupted_import_says_where_to_resume(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Ctrl-C between batches: exit 130 and the --since value (quoted for the shell: the mark holds a space) that
+    resumes it; resuming with it imports the rest."""
+    import shlex
+    import signal
+
+    texts = [a.text for a in load_peoples_daily()[:300]]
+    stamps = [f"2024-05-01 {k // 60:02d}:{k % 60:02d}" for k in range(len(texts))]
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint TEXT, stamp TEXT",
+        [(k + 1, f"r{k}", text, stamps[k]) for k, text in enumerate(texts)],
+    )
+    args = _import_args(db, index_name, fields, "ref", "--since", "stamp", "2024", "--batch-size", "1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"NEARDUP_ES_URL": es_url},
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if es.indices.exists(index=index_name) and es.count(index=index_name)["count"] >= 3:
+                break
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert "neardup: interrupted after" in err, err
+    found = re.search(r"resume with --since stamp ('[^']*')", err)
+    assert found is not None, err
+    resume = shlex.split(found.group(1))[0]
+    assert resume in stamps and " " in resume, resume
+    rest = _cli(*_import_args(db, index_name, fields, "ref", "--since", "stamp", resume), es_url=es_url)
+    assert rest.returncode == 0, rest.stderr
+    assert set(_clusters(es, index_name)) == {f"r{k}" for k in range(len(texts))}
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -492,8 +720,6 @@ def test_an_import_that_fails_half_way_says_where_to_resume(
 ) -> None:
     """PostgreSQL raises "division by zero" when the cursor reaches row 41: the batches before it are
     written, the message gives the --since value that resumes after them, and resuming finishes."""
-    import re
-
     import sqlalchemy as sa
 
     engine = sa.create_engine(postgres)
@@ -551,6 +777,55 @@ def test_an_import_that_fails_half_way_says_where_to_resume(
     assert again.returncode == 0, again.stderr
     assert f"imported {60 - resume} of {60 - resume} rows" in again.stdout
     assert len(_clusters(es, index_name)) == 60
+
+
+def test_postgresql_marks_compare_as_the_column_type(
+    postgres: str, tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A stored mark and a --since given by hand are text the database reads as the column's type: a timestamp
+    (in ISO form or PostgreSQL's), a zero-padded text key. A value the column's type refuses is refused before the
+    index is set up."""
+    import sqlalchemy as sa
+
+    texts = [a.text for a in load_peoples_daily()[:6]]
+    engine = sa.create_engine(postgres)
+    insert = sa.text("INSERT INTO ev (ref, updated_at, complaint) VALUES (:ref, :at, :complaint)")
+    with engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE IF EXISTS ev"))
+        conn.execute(sa.text("CREATE TABLE ev (id SERIAL PRIMARY KEY, ref TEXT, updated_at TIMESTAMP, complaint TEXT)"))
+        conn.execute(
+            insert,
+            [{"ref": f"00{k}", "at": f"2024-05-01 0{k}:00", "complaint": texts[k - 1]} for k in range(1, 4)],
+        )
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
+    base = ["import", postgres, index_name, "--id-column", "ref", "--fields", str(fields)]
+    for column in ("updated_at", "ref"):
+        first = _cli(*base, "--table", "ev", "--incremental", column, es_url=es_url)
+        assert first.returncode == 0 and "imported 3 of 3 rows" in first.stdout, first.stderr
+    with engine.begin() as conn:
+        conn.execute(
+            insert,
+            [{"ref": f"0{k:02d}", "at": f"2024-05-01 {k:02d}:00", "complaint": texts[k - 6]} for k in (10, 11)],
+        )
+    engine.dispose()
+    for column, mark in (("updated_at", "2024-05-01T11:00:00"), ("ref", "011")):
+        again = _cli(*base, "--table", "ev", "--incremental", column, es_url=es_url)
+        assert again.returncode == 0, again.stderr
+        assert "imported 2 of 2 rows" in again.stdout and f"high-water mark {mark}" in again.stdout, again.stdout
+    query = ["--query", "SELECT * FROM ev"]
+    by_hand = _cli(*base, *query, "--since", "updated_at", "2024-05-01 02:30", es_url=es_url)
+    assert by_hand.returncode == 0 and "imported 3 of 3 rows" in by_hand.stdout, by_hand.stderr
+    assert set(_clusters(es, index_name)) == {"001", "002", "003", "010", "011"}
+
+    elsewhere = f"{index_name}-new"
+    try:
+        refused = _cli(*base[:2], elsewhere, *base[3:], *query, "--since", "updated_at", "May 1st", es_url=es_url)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+        assert "invalid input syntax for type timestamp" in refused.stderr, refused.stderr
+        assert "import stopped" not in refused.stderr and not es.indices.exists(index=elsewhere)
+    finally:
+        remove_indices(es, elsewhere)
 
 
 MARIADBD = next((p for p in (Path("/usr/sbin/mariadbd"), Path("/usr/sbin/mysqld")) if p.exists()), None)
