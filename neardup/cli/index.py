@@ -472,7 +472,11 @@ def import_cmd(
         )
     )
     if result.read and len(result.bad_rows) == result.read:
-        fail("every row read was a bad row: none was imported")
+        # the mark went past them (a bad row is done, as one the data must mend): say how to read them again
+        column = incremental or (since[0] if since else id_column)
+        plain = "the same command" + (" without --incremental" if incremental else "")
+        again = _since(column, result.since) if result.since is not None else plain
+        fail(f"every row read was a bad row: none was imported; once they are mended, {again} reads them again")
     if result.failed:
         sys.exit(1)
 

@@ -219,17 +219,21 @@ _ESCAPED = re.compile("[\udc80-\udcff]")
 
 def _value(column: str, value: Any, named: bool = True) -> Any:
     """A column's value as JSON holds it. Bytes are UTF-8 text; ``named`` False (a column that is neither the id
-    nor a field of the configuration, such as a photo beside the text), bytes that are not are kept as base64
-    rather than making the row a bad row.
+    nor a field of the configuration, such as a photo beside the text), bytes or text that are not UTF-8 are kept
+    as base64 rather than making the row a bad row.
 
     >>> _value("n", decimal.Decimal("12345678901234567891")), _value("n", decimal.Decimal("2.50"))
     (12345678901234567891, 2.5)
     >>> _value("photo", b"\\x89PNG", named=False), _value("note", "备注".encode(), named=False)
     ('iVBORw==', '备注')
+    >>> _value("note", _decode_escaped("café".encode("latin-1")), named=False)
+    'Y2Fm6Q=='
     """
     if isinstance(value, str):
         bad = _ESCAPED.search(value)
         if bad is not None:
+            if not named:
+                return base64.b64encode(value.encode("utf-8", "surrogateescape")).decode("ascii")
             raise RecordError(f"column {column!r}: invalid UTF-8 at character {bad.start()}", column)
         return value
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -372,13 +376,21 @@ def _check_columns(source: Any, spec: ImportSpec, order: str) -> None:
         raise UsageError(f"the field configuration names {names}, which {which} of the rows (have: {have})")
 
 
+_ISO_T = re.compile(r"\d{4}-\d\d-\d\dT\d")
+
+
 def _compared(conn: sa.Connection, column: Any, value: Any) -> Any:
-    """``value`` as ``column`` is compared with it: as it is, except on SQLite a text value as a number when the
-    column holds numbers. SQLite reads text as a number itself for a column declared numeric, but not for an
-    expression of a query, where every number orders before any text (no row would be after it). '009' for a
-    column of text stays text."""
+    """``value`` as ``column`` is compared with it: as it is, except on SQLite a date and time in ISO form with a
+    space for its T, and a text value as a number when the column holds numbers. SQLite reads text as a number
+    itself for a column declared numeric, but not for an expression of a query, where every number orders before
+    any text (no row would be after it). '009' for a column of text stays text."""
     if conn.dialect.name != "sqlite" or not isinstance(value, str):
         return value
+    if _ISO_T.match(value):
+        # SQLite stores a datetime with a space where ISO puts its T, and compares the two as text: a value with the
+        # T (a mark kept in that form, one typed by hand) would pass over the rows later on its day. With the space
+        # it orders at or before every stored form of that time: rows are at worst read again, never skipped
+        return value.replace("T", " ", 1)
     held = conn.execute(sa.select(column).where(column.is_not(None)).limit(1)).scalar()
     if isinstance(held, bool) or not isinstance(held, (int, float)):
         return value

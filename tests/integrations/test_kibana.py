@@ -520,8 +520,9 @@ def test_the_size_panel_counts_every_cluster_past_ten_thousand(vega_lite: Path, 
         bars, texts = _drawn_sizes(vega_lite, es, index)
         assert bars == {3: 2, 2: 9_998}
         assert texts == [
-            "Counted over the 10,000 largest clusters of two or more only: the smaller clusters past those, "
-            "and the clusters of one, are not in the chart."
+            "Not every cluster could be counted (over 10,000 clusters of two or more, or an index of several shards "
+            "holding many clusters): the chart shows the largest clusters of two or more it counted, and no clusters "
+            "of one."
         ]
     finally:
         es.indices.delete(index=index, ignore_unavailable=True)

@@ -414,6 +414,9 @@ def test_an_incremental_datetime_column_reads_every_later_row(
         *_import_args(db, index_name, fields, "ref", "--since", "updated_at", "2024-05-01 15:00"), es_url=es_url
     )
     assert by_hand.returncode == 0 and "imported 3 of 3 rows" in by_hand.stdout, by_hand.stdout + by_hand.stderr
+    # the ISO form with its T (typed so, or a mark an earlier neardup kept so) passes over no row of its day
+    iso = _cli(*_import_args(db, index_name, fields, "ref", "--since", "updated_at", "2024-05-01T15:00"), es_url=es_url)
+    assert iso.returncode == 0 and "imported 3 of 3 rows" in iso.stdout, iso.stdout + iso.stderr
 
 
 def test_an_incremental_text_key_stays_text(tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
@@ -479,13 +482,21 @@ def test_a_binary_column_the_fields_do_not_name_is_kept_as_base64(
     fields, db = _small_table(
         tmp_path,
         '[fields.complaint]\nmode = "text"\n',
-        "ref TEXT, complaint TEXT, photo BLOB, note BLOB",
-        [(k, f"r{k}", texts[k - 1], photo + bytes([k]), "备注".encode()) for k in range(1, 4)],
+        "ref TEXT, complaint TEXT, photo BLOB, note BLOB, legacy TEXT",
+        [
+            (k, f"r{k}", texts[k - 1], photo + bytes([k]), "备注".encode(), "café".encode("latin-1"))
+            for k in range(1, 4)
+        ],
     )
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE t SET legacy = CAST(legacy AS TEXT)")  # stored as text, as a Latin-1 application wrote it
+    conn.commit()
+    conn.close()
     res = _cli(*_import_args(db, index_name, fields, "ref"), es_url=es_url)
     assert res.returncode == 0 and "imported 3 of 3 rows" in res.stdout, res.stdout + res.stderr
     stored = es.get(index=index_name, id="r2")["_source"]
     assert stored["photo"] == base64.b64encode(photo + b"\x02").decode() and stored["note"] == "备注"
+    assert stored["legacy"] == base64.b64encode("café".encode("latin-1")).decode()  # text of another encoding
 
 
 def test_an_import_whose_every_row_is_bad_fails(
@@ -502,6 +513,8 @@ def test_an_import_whose_every_row_is_bad_fails(
     assert "imported 0 of 3 rows" in res.stdout, res.stdout
     assert "skipped row 3 (id r3): column 'complaint': invalid UTF-8 at byte 0" in res.stderr, res.stderr
     assert "every row read was a bad row" in res.stderr, res.stderr
+    # the mark went past them: the message says how to read them again once mended
+    assert "once they are mended, the same command reads them again" in res.stderr, res.stderr
 
 
 def test_a_field_that_is_no_column_is_refused_before_anything_is_written(
