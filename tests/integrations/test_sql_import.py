@@ -4,10 +4,13 @@ are here (``.ci/run`` installs them from Debian)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import shlex
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -563,9 +566,6 @@ def test_an_interrupted_import_says_where_to_resume(
 ) -> None:
     """Ctrl-C between batches: exit 130 and the --since value (quoted for the shell: the mark holds a space) that
     resumes it; resuming with it imports the rest."""
-    import shlex
-    import signal
-
     texts = [a.text for a in load_peoples_daily()[:300]]
     stamps = [f"2024-05-01 {k // 60:02d}:{k % 60:02d}" for k in range(len(texts))]
     fields, db = _small_table(
@@ -581,6 +581,8 @@ def test_an_interrupted_import_says_where_to_resume(
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ | {"NEARDUP_ES_URL": es_url},
+        # as a terminal starts it: a test run in the background (CI, nohup) ignores SIGINT, and so would the child
+        preexec_fn=functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 120
@@ -593,6 +595,7 @@ def test_an_interrupted_import_says_where_to_resume(
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.communicate()  # its pipes closed here, not left to a later test's garbage collection
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert "neardup: interrupted after" in err, err
     found = re.search(r"resume with --since stamp ('[^']*')", err)
