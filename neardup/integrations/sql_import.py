@@ -90,6 +90,8 @@ class ImportResult:
     past_refused: Any = None  # the ordering value of the last of them: a --since that goes past them all
     high_water: Any = None
     since: Any = None
+    #: rows whose ordering value the mark cannot hold (an interval, bytes that are no text): it stays below them
+    unkept: int = 0
 
 
 class ImportStopped(NeardupError):
@@ -536,6 +538,8 @@ def _import_rows(
             result.read += 1
             rid = raw.get(spec.id_column)
             order_values.append(_mark_value(raw[column]))
+            if order_values[-1] is None and raw[column] is not None:
+                result.unkept += 1
             try:
                 if rid is None or (isinstance(rid, str) and not rid.strip()):
                     raise RecordError(f"id column {spec.id_column!r} is empty")

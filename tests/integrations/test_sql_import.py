@@ -422,6 +422,25 @@ def test_an_incremental_datetime_column_reads_every_later_row(
     assert iso.returncode == 0 and "imported 3 of 3 rows" in iso.stdout, iso.stdout + iso.stderr
 
 
+def test_an_ordering_column_the_mark_cannot_hold_is_said(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Values the mark cannot keep (bytes that are not text here; an interval on PostgreSQL) never move it: every
+    --incremental run reads those rows again, which the command says instead of a silent "high-water mark None"."""
+    texts = [a.text for a in load_peoples_daily()[:3]]
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint TEXT, stamp BLOB",
+        [(k, f"r{k}", texts[k - 1], bytes([0xFF, k])) for k in range(1, 4)],
+    )
+    args = _import_args(db, index_name, fields, "ref", "--incremental", "stamp")
+    for _ in range(2):
+        res = _cli(*args, es_url=es_url)
+        assert res.returncode == 0 and "imported 3 of 3 rows" in res.stdout, res.stdout + res.stderr
+        assert "3 rows have a value of stamp the high-water mark cannot hold" in res.stderr, res.stderr
+
+
 def test_an_incremental_text_key_stays_text(tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
     """Zero-padded text keys compare as text ('010' > '009'), in a stored mark and in a --since given by hand."""
     texts = [a.text for a in load_peoples_daily()[:11]]
