@@ -471,18 +471,17 @@ def import_cmd(
             else ""
         )
     )
-    column = incremental or (since[0] if since else id_column)
     if result.unkept and incremental:
         click.echo(
-            f"neardup: {result.unkept} rows have a value of {column} the high-water mark cannot hold (an interval, "
-            "bytes that are not text), so the mark does not move on them and --incremental reads them again: order "
-            "by a column of numbers, text or times",
+            f"neardup: {result.unkept} rows have a value of {spec.column} the high-water mark cannot hold (an "
+            "interval, bytes that are not text), so the mark does not move on them and --incremental reads them "
+            "again: order by a column of numbers, text or times",
             err=True,
         )
     if result.read and len(result.bad_rows) == result.read:
         # the mark went past them (a bad row is done, as one the data must mend): say how to read them again
         plain = "the same command" + (" without --incremental" if incremental else "")
-        again = _since(column, result.since) if result.since is not None else plain
+        again = _since(spec.column, result.since) if result.since is not None else plain
         fail(f"every row read was a bad row: none was imported; once they are mended, {again} reads them again")
     if result.failed:
         sys.exit(1)

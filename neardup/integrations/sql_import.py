@@ -71,6 +71,11 @@ class ImportSpec:
     incremental: str | None = None  # column whose stored high-water mark selects new rows
     batch_size: int = 500
 
+    @property
+    def column(self) -> str:
+        """The column the rows are read in the order of, and whose values the mark holds."""
+        return self.incremental or (self.since[0] if self.since else self.id_column)
+
 
 @dataclass(frozen=True)
 class BadRow:
@@ -472,7 +477,7 @@ def run_import(
     """Import the rows (see the module doc); raises :class:`ImportStopped` when it cannot go on, and
     :class:`ImportInterrupted` for a KeyboardInterrupt once rows are being read. ``ingest``: the candidate settings
     (:meth:`IngestConfig.from_settings`); the verification is the field configuration's."""
-    column = spec.incremental or (spec.since[0] if spec.since else spec.id_column)
+    column = spec.column
     since: Any = spec.since[1] if spec.since else None
     if spec.incremental and since is None:
         since = _stored_mark(client, spec, column)
