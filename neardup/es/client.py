@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from elasticsearch import ApiError, Elasticsearch, NotFoundError
+from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from elasticsearch import ConnectionError as ESConnectionError
+from urllib3.exceptions import ConnectTimeoutError
 
 from neardup import mappings
 from neardup.config import Settings
@@ -36,6 +37,7 @@ __all__ = [
     "is_internal_index",
     "location",
     "make_client",
+    "never_sent",
     "not_written_to",
     "read_index_meta",
     "read_record_config",
@@ -247,6 +249,18 @@ def es_hosts(url: str) -> list[str]:
     ['http://a:9200', 'http://b:9200']
     """
     return [u.strip() for u in url.split(",") if u.strip()]
+
+
+def never_sent(exc: TransportError) -> bool:
+    """Whether no attempt of a request that failed with ``exc`` reached Elasticsearch: each failed to connect
+    (refused, or no connection made in time), so nothing the request carried was carried out. A request whose
+    answer did not come in time, or whose connection was lost after it was sent, may have been carried out all the
+    same, and so may any request of which a retry failed to connect after an attempt that connected.
+
+    The client keeps the attempts before the last in ``exc.errors`` and the last one's cause in ``__cause__``;
+    each attempt's own cause is the HTTP library's exception (urllib3's, the client's default)."""
+    attempts = [e for e in exc.errors if isinstance(e, TransportError)] + [exc]
+    return all(isinstance(a.__cause__, ConnectTimeoutError) for a in attempts)  # urllib3's "refused" is one too
 
 
 def make_client(settings: Settings) -> Elasticsearch:

@@ -51,6 +51,7 @@ from neardup.ingest.verify import (
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
+from .client import never_sent
 from .documents import Incoming
 from .lookup import search_candidates
 from .pipeline import NO_PIPELINE, PipelineMissing, other_version
@@ -319,8 +320,9 @@ def index_batch_in_pipeline(
         client.indices.refresh(index=index)  # what the pipeline wrote moments ago, which this worker never saw
         return index_batch(client, index, docs, fingerprinter, config, fingerprint(docs))
     actions = [{"_op_type": "index", "_index": index, "_id": d.id, "_source": d.body()} for d in docs]
-    # not sent again on a timeout: a write that did happen would come back as a re-sent batch (see above)
-    outcomes = _bulk(client.options(retry_on_timeout=False), actions, config, pipeline)
+    # never sent again by the client (after a timeout or a connection lost mid-request it may have been carried out,
+    # and would come back as a re-sent batch, see above): what it may have written is undone below instead
+    outcomes = _bulk(client.options(max_retries=0), actions, config, pipeline)
     if outcomes and all(not ok and _no_such_pipeline(info, pipeline) for ok, info in outcomes):
         raise PipelineMissing(pipeline)
     written = [k for k, (ok, _) in enumerate(outcomes) if ok]
@@ -547,9 +549,10 @@ def _bulk(
     on_progress: Callable[[int], None] | None = None,
 ) -> list[tuple[bool, dict[str, Any]]]:
     """Every action's (accepted, bulk item), in the order of ``actions`` (``streaming_bulk`` yields an item it
-    retried after the rest of its chunk). Raises the client's ConnectionError when nothing was written; when
-    Elasticsearch goes away (or does not answer in time) after a first chunk was, the items no answer came for are
-    refused ones of type :data:`_NO_ANSWER`: those of the chunk it did not answer may be written all the same."""
+    retried after the rest of its chunk). Raises the client's ConnectionError when no request reached Elasticsearch
+    (:func:`~neardup.es.client.never_sent`), so nothing was written; otherwise, when Elasticsearch goes away or does
+    not answer in time, the items no answer came for are refused ones of type :data:`_NO_ANSWER`: those of a chunk
+    that was sent may be written all the same, the first chunk's included."""
     by_id: dict[str, tuple[bool, dict[str, Any]]] = {}
     stream = helpers.streaming_bulk(
         client,
@@ -568,8 +571,8 @@ def _bulk(
             by_id[str(info.get("_id"))] = (ok, info)
             if on_progress is not None:
                 on_progress(1)
-    except (ESConnectionError, ConnectionTimeout):
-        if not by_id:
+    except (ESConnectionError, ConnectionTimeout) as exc:
+        if not by_id and never_sent(exc):
             raise  # nothing was written: Elasticsearch is away (the service answers 503)
     gone = {"type": _NO_ANSWER, "reason": f"{_NO_ANSWER_REASON}: it may be written or not"}
     return [by_id.get(a["_id"], (False, {"_id": a["_id"], "error": gone})) for a in actions]
