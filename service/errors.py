@@ -23,10 +23,12 @@ __all__ = [
     "ERROR_SCHEMA",
     "ES_OUTAGES",
     "ES_OUTAGE_MESSAGE",
+    "RETRY_AFTER",
     "ApiError",
     "error_body",
     "error_response",
     "es_refusal",
+    "passing_answer",
     "register_error_handlers",
 ]
 
@@ -83,8 +85,10 @@ COMMON_ERRORS = {
 class ApiError(HTTPError):
     """An HTTP error with a machine-readable ``type`` and optional ``detail`` (e.g. the bad line)."""
 
-    def __init__(self, status: int, kind: str, message: str, detail: Any = None) -> None:
-        super().__init__(status, message, detail=detail, extra_data={"type": kind})
+    def __init__(
+        self, status: int, kind: str, message: str, detail: Any = None, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(status, message, detail=detail, headers=headers, extra_data={"type": kind})
 
 
 def error_body(status: int, kind: str | None, message: str, detail: Any = None) -> dict[str, Any]:
@@ -138,6 +142,24 @@ def es_refusal(exc: ESApiError | SearchFailed) -> tuple[Response, int]:
     return _es_failure(exc.meta.status, str(exc.error), refusal_reason(exc))
 
 
+#: the header of an answer telling the client to send the request again (in seconds)
+RETRY_AFTER = {"Retry-After": "1"}
+
+
+def passing_answer(status: int | None) -> int | None:
+    """The answer to an Elasticsearch ``status`` that passes within seconds, with :data:`RETRY_AFTER`: a busy node's
+    429 (a full queue) stays 429, a shard without a copy for the moment (502-504) is 503; None for any other.
+
+    >>> [passing_answer(s) for s in (429, 503, 504, 400, 500, None)]
+    [429, 503, 503, None, None, None]
+    """
+    if status == 429:
+        return 429
+    if status is not None and 502 <= status <= 504:
+        return 503
+    return None
+
+
 def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
     """Elasticsearch said no: a missing index is 404, a request it refused 400 (a block on the index, 403,
     included), its own failure 502, and so is a refusal of the service's credentials (401, or 403 for a missing
@@ -152,10 +174,10 @@ def _es_failure(status: int, kind: str, reason: str) -> tuple[Response, int]:
             "elasticsearch_refused_service",
             f"Elasticsearch refused the service's credentials or privileges ({status}): {reason}",
         )
-    if status == 429 or 502 <= status <= 504:
-        answer = 429 if status == 429 else 503
+    answer = passing_answer(status)
+    if answer is not None:
         resp, _ = error_response(answer, _TYPES[answer], reason)
-        resp.headers["Retry-After"] = "1"
+        resp.headers.update(RETRY_AFTER)
         return resp, answer
     if 400 <= status < 500:
         return error_response(400, "elasticsearch_rejected", reason)

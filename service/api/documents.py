@@ -27,7 +27,7 @@ from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
 from ..auth import requires_key, requires_read_key
-from ..errors import ApiError
+from ..errors import RETRY_AFTER, ApiError, passing_answer
 from ..schemas import DocumentsOut, DocumentsQuery, DuplicatesIn, DuplicatesOut, DuplicatesQuery
 from ..state import state
 from .common import check_text_length, checked_index, ensure_index
@@ -47,7 +47,12 @@ bp = APIBlueprint("documents", __name__, url_prefix="/v1/indices/<index>", tag="
     description="Body: one JSON object, a JSON array of objects, or NDJSON (application/x-ndjson). "
     "Every item is checked before anything is written. Each document joins the cluster of its best "
     "verified match (in the index or earlier in the same request) or starts its own.",
-    responses={400: "a bad document (the item or line is named)", 413: "body too large"},
+    responses={
+        400: "a bad document (the item or line is named), or one Elasticsearch refused: nothing written",
+        413: "body too large",
+        429: "Elasticsearch's queues were full: nothing written, send the batch again (Retry-After)",
+        502: "Elasticsearch failed on an item: nothing written",
+    },
 )
 @requires_key
 def post_documents(index: str, query: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +112,18 @@ def _answer(items: list[ItemResult], config: IngestConfig, started: float) -> di
     """The documents post's answer; a refused atomic batch is an error naming the refused items."""
     refused = [i for i in items if i.status == "error"]
     if refused and config.atomic:
+        # refusals that pass within seconds (a full queue, a shard without a copy, no answer in time): send it again
+        answers = [503 if i.unanswered else passing_answer(i.error_status) for i in refused]
+        passing = [a for a in answers if a is not None]
+        if len(passing) == len(answers):
+            raise ApiError(
+                max(passing),  # 429 only when every refusal was a full queue
+                "batch_refused",
+                f"Elasticsearch could not take {len(refused)} of {len(items)} documents for the moment; nothing "
+                "was written: send the batch again",
+                detail={"items": [i.as_json() for i in refused]},
+                headers=RETRY_AFTER,
+            )
         client_fault = all(i.error_status is not None and 400 <= i.error_status < 500 for i in refused)
         raise ApiError(
             400 if client_fault else 502,

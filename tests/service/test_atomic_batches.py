@@ -7,6 +7,8 @@ import pytest
 from elasticsearch import Elasticsearch
 from flask.testing import FlaskClient
 
+from neardup.service import create_app
+from tests.es.holding_proxy import TIMEOUT, holding_proxy
 from tests.service.refusal_helpers import assert_refused_first, corpus_text
 
 pytestmark = pytest.mark.es
@@ -77,3 +79,28 @@ def test_partial_keeps_the_accepted_and_nothing_points_at_a_refused_document(
     stored = es.get(index=index, id="copy")["_source"]["neardup"]
     assert stored["cluster"] == "copy" and stored["duplicate_of"] is None  # not the refused original
     assert items["copy"]["cluster"] == "copy" and items["copy"]["duplicate_of"] is None
+
+
+@pytest.mark.parametrize(
+    ("how", "status"),
+    [({"refuse": 503}, 503), ({"refuse": 429, "times": 10}, 429), ({}, 503)],
+    ids=["shard-without-a-copy", "full-queue", "no-answer-in-time"],
+)
+def test_a_batch_elasticsearch_cannot_take_for_the_moment_is_undone_and_answered_send_it_again(
+    es_url: str, es: Elasticsearch, index: str, how: dict[str, int], status: int
+) -> None:
+    """Refusals that pass within seconds, and a write whose answer did not come in time (it may be carried out: it is
+    undone), are no fault of the batch nor of Elasticsearch's for good: 503 (429 for a full queue, once the bulk's own
+    retries of it ran out) with Retry-After, as a lookup's are, not the 502 of a failure."""
+    with holding_proxy(es_url, hold=1, **how) as proxy:
+        api = create_app({"es_url": proxy.url, "es_timeout": TIMEOUT, "es_retries": 0}).test_client()
+        resp = api.post(
+            f"/v1/indices/{index}/documents",
+            json=[{"id": "a", "text": corpus_text(1)}, {"id": "b", "text": corpus_text(2)}],
+        )
+    assert resp.status_code == status, resp.json
+    assert resp.headers.get("Retry-After") == "1"
+    assert resp.json["error"]["type"] == "batch_refused"
+    assert [i["id"] for i in resp.json["error"]["detail"]["items"]] == ["a", "b"]
+    es.indices.refresh(index=index)
+    assert es.count(index=index)["count"] == 0  # carried out or not, undone
