@@ -155,6 +155,8 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
         except NotFoundError:
             continue  # released in between: try again
         lock = held["_source"] if isinstance(held["_source"], dict) else {}
+        if lock.get("job") == job_id:
+            return  # its own: the client sent the create again after a first that was carried out unanswered
         holder, holder_kind = str(lock.get("job")), str(lock.get("kind") or kind)
         if _lock_alive(client, lock):
             raise JobRunning(holder_kind, index, holder)

@@ -8,6 +8,7 @@ from elasticsearch import Elasticsearch
 
 from neardup.es.client import JOBS_INDEX
 from neardup.es.jobs import JobRunning, run_job
+from tests.es.holding_proxy import holding_proxy
 
 pytestmark = pytest.mark.es
 
@@ -47,3 +48,16 @@ def test_dedupe_and_reconcile_exclude_each_other(es: Elasticsearch, index_name: 
 
     assert run_job(es, "dedupe", index_name, nested) == {"refused": "dedupe"}
     assert run_job(es, "dedupe", index_name, lambda progress: {"again": True}) == {"again": True}
+
+
+def test_a_lock_whose_create_was_answered_by_a_lost_connection_is_the_jobs_own(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """The client sends a request again when the connection is lost after it was sent (a node dying): the lock's
+    create, carried out the first time, finds the lock taken the second, by this very job, not another."""
+    with holding_proxy(es_url, hold=1, drop=True, path="/_create/lock-") as proxy:
+        client = Elasticsearch(proxy.url, max_retries=2)
+        assert run_job(client, "dedupe", index_name, lambda progress: {"ran": True}) == {"ran": True}
+        client.close()
+    assert proxy.matched == 2  # the create, carried out unanswered, and the client's second
+    assert _recorded(es, index_name) == [("dedupe", "done", "")]
