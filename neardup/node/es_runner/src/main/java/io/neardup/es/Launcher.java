@@ -119,7 +119,11 @@ public final class Launcher {
             if (nodes == 1) {
                 settings.put("discovery.type", "single-node");
             } else {
-                settings.putList("discovery.seed_hosts", seeds).putList("cluster.initial_master_nodes", names);
+                settings.putList("discovery.seed_hosts", seeds).putList("cluster.initial_master_nodes", names)
+                    // the nodes start one after another, and the first cannot form the cluster alone: not waiting
+                    // for a cluster state in Node.start (30 s by default) lets the next ones start at once; the
+                    // command waits for the cluster's health after
+                    .put("discovery.initial_state_timeout", "0s");
             }
             String nodeName = names.get(n);
             Environment environment = InternalSettingsPreparer.prepareEnvironment(settings.build(), Map.of(), config, () -> nodeName);
