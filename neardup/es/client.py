@@ -55,6 +55,9 @@ JOBS_INDEX = "neardup-jobs"
 IMPORTS_INDEX = "neardup-imports"
 #: neardup's own state, never user data: the service neither reads nor writes them for a request
 INTERNAL_INDICES = frozenset({JOBS_INDEX, IMPORTS_INDEX})
+#: the internal indices' settings: a replica where there is a node for it, none on one node (green there, not yellow
+#: for want of a second node), as Elasticsearch's own system indices have
+_INTERNAL_SETTINGS = {"index.auto_expand_replicas": "0-1"}
 
 #: what Elasticsearch refuses anywhere in an index name besides spaces (``:`` names a remote cluster)
 _INDEX_FORBIDDEN = '\\/*?"<>|,#:'
@@ -351,12 +354,13 @@ def _add_missing_fields(client: Elasticsearch, index: str) -> None:
 
 
 def create_index(client: Elasticsearch, index: str, index_mappings: dict[str, Any] | None = None) -> bool:
-    """Create ``index`` (with ``index_mappings``) unless it exists; True when created now. Another
-    process creating it at the same moment is not an error."""
+    """Create ``index`` (with ``index_mappings``; an internal index with its settings) unless it exists; True when
+    created now. Another process creating it at the same moment is not an error."""
     if client.indices.exists(index=index):
         return False
+    settings = _INTERNAL_SETTINGS if index in INTERNAL_INDICES else None
     try:
-        client.indices.create(index=index, mappings=index_mappings)
+        client.indices.create(index=index, mappings=index_mappings, settings=settings)
     except ApiError as exc:
         if exc.meta.status == 400 and "resource_already_exists_exception" in str(exc):
             return False

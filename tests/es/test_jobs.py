@@ -61,3 +61,14 @@ def test_a_lock_whose_create_was_answered_by_a_lost_connection_is_the_jobs_own(
         client.close()
     assert proxy.matched == 2  # the create, carried out unanswered, and the client's second
     assert _recorded(es, index_name) == [("dedupe", "done", "")]
+
+
+def test_the_jobs_index_is_green_on_one_node(es: Elasticsearch, index_name: str) -> None:
+    """neardup's own index takes a replica only where a node is there for it, as Elasticsearch's system indices do:
+    not yellow for good on a one-node cluster (the embedded default), whose health a script may wait on."""
+    es.indices.delete(index=JOBS_INDEX, ignore_unavailable=True)
+    run_job(es, "reconcile", index_name, lambda progress: {})
+    settings = es.indices.get_settings(index=JOBS_INDEX, flat_settings=True)[JOBS_INDEX]["settings"]
+    assert settings["index.auto_expand_replicas"] == "0-1"
+    health = es.cluster.health(index=JOBS_INDEX, wait_for_status="green", timeout="10s")
+    assert health["status"] == "green" and not health["timed_out"]
