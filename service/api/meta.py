@@ -8,6 +8,7 @@ from apiflask import APIBlueprint
 from elasticsearch import ApiError as ESApiError
 from elasticsearch import TransportError
 
+from neardup.es.client import es_hosts
 from neardup.ingest.bits import to_hex, to_signed
 
 from ..auth import requires_read_key
@@ -26,8 +27,11 @@ bp = APIBlueprint("meta", __name__, tag="meta")
 @bp.doc(summary="200 when Elasticsearch answers, 503 with the reason otherwise")
 def healthz() -> dict[str, Any]:
     st = state()
+    # brief, and not sent twice to one node: with several nodes named, each may be asked once (a node set aside as
+    # dead is tried again from time to time, and the health of a cluster with another node up is not a 503)
+    tries = len(es_hosts(st.settings.es_url))
     try:
-        health = st.client.options(request_timeout=2, max_retries=0).cluster.health()
+        health = st.client.options(request_timeout=2, max_retries=tries - 1).cluster.health()
     except (TransportError, ESApiError) as exc:
         raise ApiError(503, "elasticsearch_unavailable", f"Elasticsearch is unreachable: {type(exc).__name__}") from exc
     return {"status": "ok", "elasticsearch": {"status": health["status"], "nodes": health["number_of_nodes"]}}

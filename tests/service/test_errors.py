@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 
 import pytest
@@ -142,6 +143,17 @@ def test_openapi_describes_every_endpoint(api: FlaskClient) -> None:
         assert {"400", "401", "503"} <= set(paths[path][method]["responses"]), (path, method)
         assert {"ApiKey": []} in paths[path][method]["security"], (path, method)
     assert "503" in paths["/healthz"]["get"]["responses"]
+
+
+def test_the_health_check_asks_another_node_when_the_first_named_is_down(es_url: str) -> None:
+    """Of ``NEARDUP_ES_URL``'s nodes, one down (the first named, so the first asked) and one up: the cluster
+    answers, and so does the health check, every time."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{s.getsockname()[1]}"  # nothing listens there once closed
+    api = create_app({"es_url": f"{down},{es_url}"}).test_client()
+    answers = [api.get("/healthz") for _ in range(4)]
+    assert [a.status_code for a in answers] == [200] * 4, answers[0].json
 
 
 def test_a_batch_that_could_not_be_undone_is_a_503_naming_what_may_stay_written(es_url: str) -> None:
