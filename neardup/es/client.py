@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from elastic_transport import BaseNode, NodeSelector
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from elasticsearch import ConnectionError as ESConnectionError
 from urllib3.exceptions import ConnectTimeoutError
@@ -25,6 +26,7 @@ __all__ = [
     "INTERNAL_INDICES",
     "JOBS_INDEX",
     "ESUnavailable",
+    "FirstNamed",
     "IndexInfo",
     "RecordConfigs",
     "count_fingerprinted_otherwise",
@@ -266,15 +268,28 @@ def never_sent(exc: TransportError) -> bool:
     return all(isinstance(a.__cause__, ConnectTimeoutError) for a in attempts)  # urllib3's "refused" is one too
 
 
+class FirstNamed(NodeSelector):
+    """Of the nodes that answer, the first named: every request through one node while it answers, the next named
+    when it does not. What the cluster's flagging pipeline writes through one node, that node's window of documents
+    written moments ago holds; spread round-robin, back-to-back batches would each go to another node's window."""
+
+    def select(self, nodes: Sequence[BaseNode]) -> BaseNode:
+        order = {config: k for k, config in enumerate(self.node_configs)}
+        return min(nodes, key=lambda node: order.get(node.config, len(order)))
+
+
 def make_client(settings: Settings) -> Elasticsearch:
     """One client per process/app, with retries on connection errors and timeouts. With several nodes named,
-    requests go round-robin and a node that stops answering is set aside (and retried later), so losing
-    one node of a cluster loses no request."""
+    requests go round-robin (through the first that answers when the cluster's pipeline flags the documents,
+    :class:`FirstNamed`) and a node that stops answering is set aside (and retried later), so losing one node of a
+    cluster loses no request."""
     kwargs: dict[str, Any] = {
         "request_timeout": settings.es_timeout,
         "max_retries": settings.es_retries,
         "retry_on_timeout": True,
     }
+    if settings.flag_in_es:  # in the order named (the client shuffles them otherwise)
+        kwargs |= {"node_selector_class": FirstNamed, "randomize_nodes_in_pool": False}
     if settings.es_api_key:
         kwargs["api_key"] = settings.es_api_key
     elif settings.es_username:

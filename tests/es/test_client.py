@@ -9,16 +9,19 @@ import pytest
 from elasticsearch import ApiError, Elasticsearch
 
 from neardup import mappings
+from neardup.config import Settings
 from neardup.errors import UsageError
 from neardup.es.client import (
     RecordConfigs,
     install_index_template,
+    make_client,
     read_index_meta,
     setup_index,
     write_index_meta,
     write_record_config,
 )
 from neardup.mappings import schema
+from tests.es.holding_proxy import holding_proxy
 
 pytestmark = pytest.mark.es
 
@@ -175,3 +178,26 @@ def test_what_is_kept_with_an_index_is_kept_through_an_alias_of_it(es: Elasticse
         assert read_index_meta(es, other, "started") is None and read_index_meta(es, "no-such-index", "x") is None
     finally:
         es.indices.delete(index=other, ignore_unavailable=True)
+
+
+@pytest.mark.parametrize("flag_in_es", [True, False], ids=["flag-in-es", "python"])
+def test_with_the_clusters_pipeline_flagging_requests_go_through_the_first_named_node_that_answers(
+    es_url: str, flag_in_es: bool
+) -> None:
+    """Two nodes named (two proxies in front of one node): each of the cluster's nodes flags against a window of its
+    own, so the service writing through the pipeline sticks to the first that answers, and moves on when it stops;
+    otherwise requests are spread round-robin."""
+    with holding_proxy(es_url, hold=0, path="") as first, holding_proxy(es_url, hold=0, path="") as second:
+        client = make_client(Settings(es_url=f"{first.url},{second.url}", flag_in_es=flag_in_es))
+        for _ in range(6):
+            client.info()
+        if flag_in_es:
+            assert (first.matched, second.matched) == (6, 0)
+        else:
+            assert (first.matched, second.matched) == (3, 3)
+        before = second.matched
+        first.drop, first.held = True, range(first.matched + 1, 1 << 30)  # it stops answering
+        for _ in range(3):
+            client.info()
+        assert second.matched == before + 3
+        client.close()
