@@ -109,6 +109,8 @@ def es_start(ctx: click.Context, port: int, nodes: int, heap: str, data: Path | 
             signal.signal(sig, handler)
     if started:
         click.echo(f"Elasticsearch {esnode.ES_VERSION} is up: {info.url} ({info.nodes} node(s), pid {info.pid})")
+        if info.nodes > 1:  # the default NEARDUP_ES_URL names node-0 alone
+            click.echo(f"every node, for NEARDUP_ES_URL (requests go on while one stops): {','.join(info.urls)}")
         return
     asked = {"port": port, "nodes": nodes, "heap": heap}
     given = [name for name in asked if ctx.get_parameter_source(name) not in _DEFAULTS]
@@ -188,8 +190,26 @@ def es_status(ctx: click.Context, data: Path | None) -> None:
 def es_node(ctx: click.Context, action: str, number: int, data: Path | None) -> None:
     """Stop one node of a multi-node embedded cluster, or start it again (the others keep running)."""
     settings = settings_from(ctx)
-    state = esnode.control(_data_dir(settings, data), number, action)
+    where = _data_dir(settings, data)
+    state = esnode.control(where, number, action)
     click.echo(f"node-{number} {state}")
+    status = esnode.cluster_status(where) if action == "stop" else None
+    if status is None:
+        return
+    up = [n.name for n in status.nodes if n.answers]
+    if status.health is None:
+        click.echo(
+            f"warning: the cluster has no elected master now: {', '.join(up) or 'no node'} of {status.info.nodes} "
+            "cannot elect one (a majority of the nodes must be up), so searches and writes wait, then fail; "
+            "`neardup es node start` a stopped node",
+            err=True,
+        )
+    elif number == 0:
+        click.echo(
+            f"node-0 served {status.info.url}, the URL the default NEARDUP_ES_URL names; the cluster goes on at "
+            f"{','.join(n.url for n in status.nodes if n.answers)} (name them in NEARDUP_ES_URL)",
+            err=True,
+        )
 
 
 @es.command("stop")

@@ -78,6 +78,11 @@ class NodeInfo:
     started_at: float
     heap: str = ""  # not in the state files of earlier versions
 
+    @property
+    def urls(self) -> list[str]:
+        """Each node's HTTP address, node-0 first (``url`` is node-0's)."""
+        return [f"http://127.0.0.1:{self.port + n}" for n in range(self.nodes)]
+
 
 def _java() -> str:
     """The java of ES_JAVA_HOME (the variable Elasticsearch's own scripts read), else the one on PATH, else that of
@@ -588,8 +593,7 @@ def cluster_status(data: Path) -> ClusterStatus | None:
     if info is None:
         return None
     nodes = tuple(
-        NodeState(f"node-{n}", url, _answers(url), _launcher_state(data, n))
-        for n, url in ((n, f"http://127.0.0.1:{info.port + n}") for n in range(info.nodes))
+        NodeState(f"node-{n}", url, _answers(url), _launcher_state(data, n)) for n, url in enumerate(info.urls)
     )
     health = next((h for h in (_health(n.url) for n in nodes if n.answers) if h is not None), None)
     return ClusterStatus(info, nodes, health)

@@ -147,6 +147,8 @@ def test_one_node_of_a_cluster_stops_and_starts_again(es_data: Path, es_url: str
     data = es_data
     started = run("es", "start", "--port", str(port), "--nodes", "3", "--data", str(data), "--heap", "1g")
     assert started.returncode == 0, started.stderr
+    urls = ",".join(f"http://127.0.0.1:{port + n}" for n in range(3))
+    assert f"for NEARDUP_ES_URL (requests go on while one stops): {urls}" in started.stdout
     client = Elasticsearch(f"http://127.0.0.1:{port}", request_timeout=60)
     try:
         client.indices.create(index="kept", settings={"number_of_shards": 1, "number_of_replicas": 1})
@@ -155,6 +157,7 @@ def test_one_node_of_a_cluster_stops_and_starts_again(es_data: Path, es_url: str
 
         stopped = run("es", "node", "stop", "2", "--data", str(data))
         assert stopped.returncode == 0 and "node-2 stopped" in stopped.stdout, stopped.stderr
+        assert "warning" not in stopped.stderr  # two of three elect a master
         assert client.cluster.health(wait_for_nodes="2", timeout="60s")["number_of_nodes"] == 2
         assert client.get(index="kept", id="a")["found"]  # a copy on a running node serves it
 
@@ -167,13 +170,19 @@ def test_one_node_of_a_cluster_stops_and_starts_again(es_data: Path, es_url: str
         assert health["number_of_nodes"] == 3 and health["status"] == "green"
 
         # the service's client, given every node, keeps answering when the node it was told first stops
-        urls = ",".join(f"http://127.0.0.1:{port + n}" for n in range(3))
         every = make_client(Settings(es_url=urls, es_timeout=30))
         try:
-            assert run("es", "node", "stop", "0", "--data", str(data)).returncode == 0
+            first = run("es", "node", "stop", "0", "--data", str(data))
+            assert first.returncode == 0
+            others = f"http://127.0.0.1:{port + 1},http://127.0.0.1:{port + 2}"
+            assert f"the cluster goes on at {others} (name them in NEARDUP_ES_URL)" in first.stderr, first.stderr
             assert all(every.get(index="kept", id="a")["found"] for _ in range(6))  # round-robin meets node 0
         finally:
             every.close()
+        # one node of three left: no majority, no master, and the command says so
+        last = run("es", "node", "stop", "1", "--data", str(data))
+        assert last.returncode == 0 and "node-1 stopped" in last.stdout
+        assert "warning: the cluster has no elected master now: node-2 of 3 cannot elect one" in last.stderr
     finally:
         client.close()
         run("es", "stop", "--data", str(data))
