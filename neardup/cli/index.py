@@ -55,7 +55,12 @@ __all__ = [
     "setup_cmd",
 ]
 
-_es_url = click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
+_es_url = click.option(
+    "--es-url",
+    envvar="NEARDUP_ES_URL",
+    default=None,
+    help="Elasticsearch URL, or several nodes' separated by commas (default http://127.0.0.1:9200).",
+)
 
 
 class _Bars:
@@ -105,7 +110,7 @@ def _index_itself(client: Any, index: str) -> IndexInfo:
 
 @click.command("setup")
 @click.argument("index")
-@click.option("--es-url", envvar="NEARDUP_ES_URL", default=None, help="Elasticsearch URL.")
+@_es_url
 @click.option(
     "--pipeline",
     is_flag=True,

@@ -77,8 +77,8 @@ class ESUnavailable(NeardupError):
 
 
 def location(client: Elasticsearch) -> str:
-    """Where ``client`` sends its requests, for messages: a node's base URL, never with credentials."""
-    return str(client.transport.node_pool.get().base_url)
+    """Where ``client`` sends its requests, for messages: its nodes' base URLs, never with credentials."""
+    return ", ".join(str(node.base_url) for node in client.transport.node_pool.all())
 
 
 def validate_index_name(name: str) -> str:

@@ -525,10 +525,10 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
     info = running_node(data)
     if info is None:
         raise EmbeddedESError(f"no embedded Elasticsearch is running from {data}")
+    if info.nodes == 1 and (node != 0 or action == "stop"):
+        raise EmbeddedESError("the cluster has only node 0: `neardup es stop` stops it")
     if not 0 <= node < info.nodes:
         raise EmbeddedESError(f"the cluster has nodes 0 to {info.nodes - 1}, not {node}")
-    if action == "stop" and info.nodes == 1:
-        raise EmbeddedESError("the cluster has only node 0: `neardup es stop` stops it")
     if action == "start" and _launcher_state(data, node) != "started":  # as `es start` does, before the launcher
         p = _busy(_node_ports(info.port, range(node, node + 1)))
         if p is not None:

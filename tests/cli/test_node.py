@@ -101,6 +101,11 @@ def test_start_status_stop_cycle_leaves_no_java(es_data: Path, es_url: str) -> N
     status = run("es", "status", "--data", str(data))
     assert status.returncode == 0 and "running" in status.stdout
     assert f"node-0 http://127.0.0.1:{port}: up" in status.stdout and "cluster green" in status.stdout
+    assert "for NEARDUP_ES_URL" not in started.stdout  # one node: its URL is the one printed
+
+    for action, number in (("stop", "0"), ("stop", "1"), ("start", "1")):
+        one = run("es", "node", action, number, "--data", str(data))
+        assert one.returncode != 0 and "the cluster has only node 0: `neardup es stop` stops it" in one.stderr
 
     stopped = run("es", "stop", "--data", str(data))
     assert stopped.returncode == 0, stopped.stderr
