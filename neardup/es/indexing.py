@@ -320,13 +320,16 @@ def index_batch_in_pipeline(
         client.indices.refresh(index=index)  # what the pipeline wrote moments ago, which this worker never saw
         return index_batch(client, index, docs, fingerprinter, config, fingerprint(docs))
     actions = [{"_op_type": "index", "_index": index, "_id": d.id, "_source": d.body()} for d in docs]
-    # never sent again by the client (after a timeout or a connection lost mid-request it may have been carried out,
-    # and would come back as a re-sent batch, see above): what it may have written is undone below instead
-    outcomes = _bulk(client.options(max_retries=0), actions, config, pipeline)
+    outcomes = _bulk_once(client, actions, config, pipeline)
     if outcomes and all(not ok and _no_such_pipeline(info, pipeline) for ok, info in outcomes):
         raise PipelineMissing(pipeline)
     written = [k for k, (ok, _) in enumerate(outcomes) if ok]
-    stored = _read_back(client, index, [ids[k] for k in written])
+    try:
+        stored = _read_back(client, index, [ids[k] for k in written])
+    except (ESConnectionError, ConnectionTimeout):
+        # written, with assignments that cannot be read: what no answer came for (undone below when atomic)
+        stored = {}
+        outcomes = [_unanswered(ids[k]) if ok else (ok, info) for k, (ok, info) in enumerate(outcomes)]
     wrong = {v for _, v in stored.values()} - {fingerprinter.version}
     if wrong:
         _undo(client, index, [ids[k] for k in written], {}, config)
@@ -541,6 +544,30 @@ def _write(
     ]
 
 
+def _bulk_once(
+    client: Elasticsearch, actions: Sequence[dict[str, Any]], config: IngestConfig, pipeline: str
+) -> list[tuple[bool, dict[str, Any]]]:
+    """:func:`_bulk` through the flagging ``pipeline``, never sent twice: after a timeout or a connection lost
+    mid-request it may have been carried out, and would come back as a re-sent batch (see
+    :func:`index_batch_in_pipeline`), so what it may have written is undone instead. A request that reached no node
+    goes to the next (each node once), as the client's own retries would."""
+    once = client.options(max_retries=0)
+    for _ in range(len(client.transport.node_pool.all()) - 1):
+        try:
+            return _bulk(once, actions, config, pipeline)
+        except (ESConnectionError, ConnectionTimeout):  # raised only when nothing was sent (see _bulk)
+            continue  # the node is set aside as dead: the next request goes to another
+    return _bulk(once, actions, config, pipeline)
+
+
+def _unanswered(doc_id: str) -> tuple[bool, dict[str, Any]]:
+    """A bulk item no answer came for (:data:`_NO_ANSWER`): it may be written or not."""
+    return False, {
+        "_id": doc_id,
+        "error": {"type": _NO_ANSWER, "reason": f"{_NO_ANSWER_REASON}: it may be written or not"},
+    }
+
+
 def _bulk(
     client: Elasticsearch,
     actions: Sequence[dict[str, Any]],
@@ -574,8 +601,7 @@ def _bulk(
     except (ESConnectionError, ConnectionTimeout) as exc:
         if not by_id and never_sent(exc):
             raise  # nothing was written: Elasticsearch is away (the service answers 503)
-    gone = {"type": _NO_ANSWER, "reason": f"{_NO_ANSWER_REASON}: it may be written or not"}
-    return [by_id.get(a["_id"], (False, {"_id": a["_id"], "error": gone})) for a in actions]
+    return [by_id.get(a["_id"]) or _unanswered(a["_id"]) for a in actions]
 
 
 def _item(

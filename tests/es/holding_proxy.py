@@ -14,8 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-#: the client timeout the held answer outlasts (the proxy holds it twice as long)
-TIMEOUT = 2.0
+#: the client timeout the held answer outlasts (the proxy holds it twice as long); well above what Elasticsearch takes
+#: to carry out a test's small bulk, which the client's undo must come after
+TIMEOUT = 4.0
 
 
 class HoldingProxy(ThreadingHTTPServer):

@@ -13,10 +13,10 @@ import pytest
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import Elasticsearch
 
-from neardup.es.client import never_sent, setup_index
+from neardup.es.client import FirstNamed, never_sent, setup_index
 from neardup.es.documents import Incoming
-from neardup.es.indexing import IngestConfig, index_batch, index_batch_in_pipeline
-from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline
+from neardup.es.indexing import IngestConfig, ItemResult, _bulk_once, index_batch, index_batch_in_pipeline
+from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, nodes_without_processor
 from neardup.ingest.fingerprint import Fingerprinter
 from tests.es.batch_helpers import distinct_docs, stored_ids
 from tests.es.holding_proxy import TIMEOUT, HoldingProxy, holding_proxy
@@ -140,19 +140,62 @@ def test_the_flagging_pipelines_write_is_not_sent_again_when_its_connection_is_l
     """The client would send a request again after a lost connection (on another node, with several); the pipeline's
     write, which may have been carried out, is undone instead (a copy sent again would find the first as stored)."""
     client, proxy = proxied
-    install_pipeline(es, flag=True)
+    _flag_pipeline(es)
     setup_index(es, index_name)
+    results = _pipeline_batch(client, index_name)
+    assert proxy.matched == 2  # the lost write, then the undo; not the write again
+    assert all(r.status == "error" and r.unanswered and "undone" in (r.error or "") for r in results), results
+    assert stored_ids(es, index_name) == set()
+
+
+def _flag_pipeline(es: Elasticsearch) -> None:
+    if nodes_without_processor(es):
+        pytest.skip("this cluster has no neardup plugin")
+    install_pipeline(es, flag=True)
+
+
+def _pipeline_batch(client: Elasticsearch, index: str) -> list[ItemResult]:
     fingerprinter = Fingerprinter.default()
-    docs = distinct_docs(CHUNK)
-    results = index_batch_in_pipeline(
+    return index_batch_in_pipeline(
         client,
-        index_name,
-        docs,
+        index,
+        distinct_docs(CHUNK),
         FLAG_PIPELINE_ID,
         fingerprinter,
         IngestConfig(atomic=True),
         lambda batch: fingerprinter.fingerprint_many([(d.text or "", d.title) for d in batch]),
     )
-    assert proxy.matched == 2  # the lost write, then the undo; not the write again
+
+
+@pytest.mark.parametrize("proxied", [{"hold": 2, "drop": True, "path": "/_mget"}], indirect=True)
+def test_a_pipeline_batch_whose_assignments_cannot_be_read_back_is_undone(
+    proxied: tuple[Elasticsearch, HoldingProxy], es: Elasticsearch, index_name: str
+) -> None:
+    """Written through the pipeline, then Elasticsearch lost before the read of what it assigned (the batch's second
+    mget, after the one that checks for stored ids): the batch is undone, not answered "unavailable, nothing
+    written" with its documents standing."""
+    client, proxy = proxied
+    _flag_pipeline(es)
+    setup_index(es, index_name)
+    results = _pipeline_batch(client, index_name)
+    assert proxy.matched == 2
     assert all(r.status == "error" and r.unanswered and "undone" in (r.error or "") for r in results), results
     assert stored_ids(es, index_name) == set()
+
+
+def test_the_pipelines_write_goes_to_the_next_node_when_one_refuses_the_connection(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """Never sent twice, but a write no node took (a refused connection) goes to the next node named, as the client's
+    own retries would send it: written, not answered 503 while another node is up. The write alone, sent first to
+    the node that is down (in a batch, the check for stored ids before it would meet that node first)."""
+    _flag_pipeline(es)
+    setup_index(es, index_name)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{s.getsockname()[1]}"  # nothing listens there once closed
+    client = Elasticsearch([down, es_url], randomize_nodes_in_pool=False, node_selector_class=FirstNamed)
+    actions = [{"_op_type": "index", "_index": index_name, "_id": d.id, "_source": d.body()} for d in distinct_docs(3)]
+    outcomes = _bulk_once(client, actions, IngestConfig(), FLAG_PIPELINE_ID)
+    client.close()
+    assert [(ok, info.get("result")) for ok, info in outcomes] == [(True, "created")] * 3, outcomes
