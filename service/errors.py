@@ -78,7 +78,8 @@ ERROR_SCHEMA: dict[str, Any] = {
 COMMON_ERRORS = {
     "400": "bad input: the error names it",
     "401": "the API key is needed (NEARDUP_API_KEY; reads too with NEARDUP_PROTECT_READS)",
-    "503": "Elasticsearch is unreachable, or a shard has no copy for the moment (Retry-After)",
+    "503": "Elasticsearch is unreachable (detail.written: documents that may stay written), or a shard has no copy "
+    "or a write no answer for the moment (Retry-After)",
 }
 
 

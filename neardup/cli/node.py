@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -181,6 +182,10 @@ def es_status(ctx: click.Context, data: Path | None) -> None:
         sys.exit(EXIT_DEGRADED)
 
 
+#: how long the nodes left after a stop may take to elect a master before the command says they have none
+_ELECTION_SECONDS = 10.0
+
+
 @es.command("node")
 @click.argument("action", type=click.Choice(["stop", "start"]))
 @click.argument("number", type=click.IntRange(0, 8))
@@ -193,7 +198,13 @@ def es_node(ctx: click.Context, action: str, number: int, data: Path | None) -> 
     where = _data_dir(settings, data)
     state = esnode.control(where, number, action)
     click.echo(f"node-{number} {state}")
-    status = esnode.cluster_status(where) if action == "stop" else None
+    if action != "stop":
+        return
+    status = esnode.cluster_status(where)
+    deadline = time.monotonic() + _ELECTION_SECONDS
+    while status is not None and status.health is None and time.monotonic() < deadline:
+        time.sleep(0.5)  # the stopped node was the master: the others may be electing another
+        status = esnode.cluster_status(where)
     if status is None:
         return
     up = [n.name for n in status.nodes if n.answers]
