@@ -1,10 +1,12 @@
-"""Losing a node: a 3-node embedded cluster, an index of 3 shards with 1 replica, and ``neardup serve``
-ingesting and answering lookups while one node is stopped and started again.
+"""Losing a node: a 3-node embedded cluster, an index of 3 shards with 1 replica, and ``neardup serve`` (given
+every node's URL, which its client takes round-robin) ingesting and answering lookups while one node is stopped and
+started again: first node-2, then node-0, usually the elected master (the results say which node was).
 
-Timeline: 20 s of normal work, then node-2 is stopped (``neardup es node stop 2``), 40 s later started
-again, then 40 s more. Throughout, one client thread posts batches of 100 documents and another asks for
-the duplicates of documents already acknowledged. Afterwards every acknowledged document is looked up by
-id. The service talks to node-0.
+Timeline: 20 s of normal work; node-2 stopped (``neardup es node stop 2``), 40 s later started again, 40 s more;
+node-0 stopped, 40 s later started again, 40 s more. Throughout, one client thread posts batches of 100 documents and
+another asks for the duplicates of documents already acknowledged. Afterwards every acknowledged document is looked up
+by id, and so is every document of a batch answered with an error (all or nothing: none of them may be stored, but
+those a 503 names as possibly written); a batch no answer came for (the client's timeout) is counted apart.
 
 Run: ``python -m bench.node_loss`` → bench/results/node_loss.md
 """
@@ -30,7 +32,14 @@ from neardup.es.client import setup_index
 
 OUT = RESULTS / "node_loss.md"
 INDEX = "bench-node-loss"
-PHASES = (("before", 20.0), ("node-2 stopped", 40.0), ("node-2 back", 40.0))
+#: (phase, seconds, what starts it: (action, node) or None)
+PHASES = (
+    ("before", 20.0, None),
+    ("node-2 stopped", 40.0, ("stop", 2)),
+    ("node-2 back", 40.0, ("start", 2)),
+    ("node-0 stopped", 40.0, ("stop", 0)),
+    ("node-0 back", 40.0, ("start", 0)),
+)
 
 
 def _request(req: urllib.request.Request | str) -> tuple[int, dict[str, Any] | None]:
@@ -47,22 +56,42 @@ def _request(req: urllib.request.Request | str) -> tuple[int, dict[str, Any] | N
         return 0, None
 
 
+def _master(client: Elasticsearch) -> str:
+    """The name of the cluster's elected master."""
+    rows = client.cat.master(format="json")
+    return str(rows[0]["node"]) if rows else "none"
+
+
+def _found(client: Elasticsearch, ids: set[str]) -> int:
+    """How many of ``ids`` the index holds (a real-time read)."""
+    wanted = sorted(ids)
+    found = 0
+    for k in range(0, len(wanted), 1000):
+        resp = client.mget(index=INDEX, ids=wanted[k : k + 1000], source=False)
+        found += sum(1 for d in resp["docs"] if d.get("found"))
+    return found
+
+
 def main() -> None:
     no_options(__doc__)
     docs = read_corpus(corpus_path(1_000_000), 60_000)
     log: list[tuple[str, str, int, bool]] = []  # (phase, kind, status, JSON body)
     acknowledged: set[str] = set()
+    refused: set[str] = set()  # the documents of batches answered otherwise than 200, none of them to be stored
+    may_stay: set[str] = set()  # of those, the ones a 503 says may be written (an undo that failed)
+    unknown: set[str] = set()  # the documents of batches no answer (or none in JSON) came for: written or not
     phase = [PHASES[0][0]]
     stop = threading.Event()
     with esnode.temporary_cluster(
         Settings.from_env().home, 9295, "3g", nodes=3, prefix="neardup-node-loss-"
     ) as cluster:
         info = cluster.start()
-        client = Elasticsearch(info.url, request_timeout=120)
+        client = Elasticsearch(info.urls, request_timeout=120)
         client.indices.create(index=INDEX, settings={"number_of_shards": 3, "number_of_replicas": 1})
         setup_index(client, INDEX)
         client.cluster.health(index=INDEX, wait_for_status="green", timeout="120s")
-        with serve(info.url) as served:
+        master = _master(client)
+        with serve(",".join(info.urls)) as served:
 
             def ingest() -> None:
                 k = 0
@@ -79,6 +108,12 @@ def main() -> None:
                     log.append((phase[0], "ingest", status, answer is not None))
                     if status == 200 and answer is not None:
                         acknowledged.update(i["id"] for i in answer["items"] if i["status"] in WRITTEN)
+                    elif answer is None or "error" not in answer:
+                        unknown.update(d.id for d in batch)
+                    else:
+                        refused.update(d.id for d in batch)
+                        detail = ((answer or {}).get("error") or {}).get("detail") or {}
+                        may_stay.update(detail.get("written", []) if isinstance(detail, dict) else [])
 
             def lookups() -> None:
                 while not stop.is_set():
@@ -94,27 +129,21 @@ def main() -> None:
             for t in threads:
                 t.start()
             events = []
-            for k, (name, seconds) in enumerate(PHASES):
+            for name, seconds, change in PHASES:
                 phase[0] = name
-                if k == 1:
+                if change is not None:
+                    action, number = change
                     t0 = time.perf_counter()
-                    esnode.control(cluster.data, 2, "stop")
-                    events.append(f"node-2 stopped in {time.perf_counter() - t0:.1f}s")
-                elif k == 2:
-                    t0 = time.perf_counter()
-                    esnode.control(cluster.data, 2, "start")
-                    events.append(f"node-2 started again in {time.perf_counter() - t0:.1f}s")
+                    state = esnode.control(cluster.data, number, action)
+                    events.append(f"node-{number} {state} in {time.perf_counter() - t0:.1f}s")
                 time.sleep(seconds)
             stop.set()
             for t in threads:
                 t.join()
         health = client.cluster.health(index=INDEX, wait_for_status="green", timeout="300s")
         client.indices.refresh(index=INDEX)
-        ids = sorted(acknowledged)
-        found = 0
-        for k in range(0, len(ids), 1000):
-            resp = client.mget(index=INDEX, ids=ids[k : k + 1000], source=False)
-            found += sum(1 for d in resp["docs"] if d.get("found"))
+        found = _found(client, acknowledged)
+        stayed = _found(client, refused - may_stay)
         client.close()
 
     counts = Counter((p, kind, status) for p, kind, status, _ in log)
@@ -124,13 +153,14 @@ def main() -> None:
         "",
         f"Machine: {describe()}",
         f"Elasticsearch: embedded {esnode.ES_VERSION}, 3 nodes in one JVM (3 GB heap in all); index of 3 shards, "
-        "1 replica; `neardup serve` (2 workers) talking to node-0; node-2 stopped and started again.",
+        "1 replica; `neardup serve` (2 workers) given every node's URL (its client takes them round-robin); node-2 "
+        f"stopped and started again, then node-0. Elected master at the start: {master}.",
         "Command: `python -m bench.node_loss`",
         "",
         "| phase | seconds | ingest requests (status: count) | lookups (status: count) |",
         "|---|---|---|---|",
     ]
-    for name, seconds in PHASES:
+    for name, seconds, _ in PHASES:
         parts = []
         for kind in ("ingest", "lookup"):
             by_status = sorted((s, c) for (p, k, s), c in counts.items() if p == name and k == kind)
@@ -143,6 +173,9 @@ def main() -> None:
         f"body: {not_json} (status 0 = no answer).",
         f"Documents acknowledged: {len(acknowledged):,}; found afterwards: {found:,}; "
         f"lost: {len(acknowledged) - found:,}.",
+        f"Documents of batches answered with an error: {len(refused):,} ({len(may_stay):,} of them named as possibly "
+        f"written); of the others, found afterwards: {stayed:,}. Documents of batches no answer came for: "
+        f"{len(unknown):,}.",
     ]
     write_results(OUT, lines)
 
