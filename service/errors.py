@@ -79,7 +79,7 @@ COMMON_ERRORS = {
     "400": "bad input: the error names it",
     "401": "the API key is needed (NEARDUP_API_KEY; reads too with NEARDUP_PROTECT_READS)",
     "503": "Elasticsearch is unreachable (detail.written: documents that may stay written), or a shard has no copy "
-    "or a write no answer for the moment (Retry-After)",
+    "or a write got no answer for the moment (Retry-After)",
 }
 
 

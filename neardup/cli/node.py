@@ -182,7 +182,8 @@ def es_status(ctx: click.Context, data: Path | None) -> None:
         sys.exit(EXIT_DEGRADED)
 
 
-#: how long the nodes left after a stop may take to elect a master before the command says they have none
+#: how long the nodes left after a stop may take to elect a master before the command says they have none (the last
+#: probe of their health, 2 s a node, may end after it)
 _ELECTION_SECONDS = 10.0
 
 
@@ -200,8 +201,8 @@ def es_node(ctx: click.Context, action: str, number: int, data: Path | None) -> 
     click.echo(f"node-{number} {state}")
     if action != "stop":
         return
-    status = esnode.cluster_status(where)
     deadline = time.monotonic() + _ELECTION_SECONDS
+    status = esnode.cluster_status(where)
     while status is not None and status.health is None and time.monotonic() < deadline:
         time.sleep(0.5)  # the stopped node was the master: the others may be electing another
         status = esnode.cluster_status(where)

@@ -32,8 +32,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from elasticsearch import ApiError as ESApiError
 from elasticsearch import ConnectionError as ESConnectionError
-from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, helpers
+from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, TransportError, helpers
 
 from neardup.config import Settings
 from neardup.errors import BatchNotUndone, NeardupError
@@ -325,11 +326,11 @@ def index_batch_in_pipeline(
         raise PipelineMissing(pipeline)
     written = [k for k, (ok, _) in enumerate(outcomes) if ok]
     try:
-        stored = _read_back(client, index, [ids[k] for k in written])
-    except (ESConnectionError, ConnectionTimeout):
-        # written, with assignments that cannot be read: what no answer came for (undone below when atomic)
-        stored = {}
-        outcomes = [_unanswered(ids[k]) if ok else (ok, info) for k, (ok, info) in enumerate(outcomes)]
+        stored, unread = _read_back(client, index, [ids[k] for k in written])
+    except (TransportError, ESApiError):  # Elasticsearch lost, busy, or the index gone in between
+        stored, unread = {}, {ids[k] for k in written}
+    # written, with assignments that cannot be read: what no answer came for (undone below when atomic)
+    outcomes = [_unanswered(ids[k]) if ok and ids[k] in unread else (ok, info) for k, (ok, info) in enumerate(outcomes)]
     wrong = {v for _, v in stored.values()} - {fingerprinter.version}
     if wrong:
         _undo(client, index, [ids[k] for k in written], {}, config)
@@ -413,17 +414,20 @@ def _no_such_pipeline(info: dict[str, Any], pipeline: str) -> bool:
     return f"pipeline with id [{pipeline}] does not exist" in reason
 
 
-def _read_back(client: Elasticsearch, index: str, ids: Sequence[str]) -> dict[str, tuple[tuple[Any, ...], str]]:
+def _read_back(
+    client: Elasticsearch, index: str, ids: Sequence[str]
+) -> tuple[dict[str, tuple[tuple[Any, ...], str]], set[str]]:
     """Per id found: (its stored assignment as :func:`~neardup.mappings.schema.assignment_of` gives it, its
-    fingerprint version)."""
+    fingerprint version); and the ids Elasticsearch could not read (no copy of their shard answered)."""
     if not ids:
-        return {}
+        return {}, set()
     resp = client.mget(index=index, ids=list(ids), source=[*schema.ASSIGNMENT_PATHS, schema.path(schema.VERSION)])
-    return {
+    stored = {
         d["_id"]: (schema.assignment_of(d["_source"]), str((d["_source"].get(schema.ROOT) or {}).get(schema.VERSION)))
         for d in resp["docs"]
         if d.get("found")
     }
+    return stored, {str(d.get("_id")) for d in resp["docs"] if "error" in d}
 
 
 def _existing(client: Elasticsearch, index: str, ids: Sequence[str]) -> bool:

@@ -24,7 +24,8 @@ class HoldingProxy(ThreadingHTTPServer):
     ``_bulk`` by default; counting from 1, in :attr:`matched`), and to
     the ``times - 1`` after it, comes only after ``TIMEOUT`` and more, when the client has given up on it; with
     ``refuse``, such a request is not forwarded, and every item of it is refused with that status (503 as a shard
-    without a copy would, 429 as a full queue would; ``True``: 503); with ``drop``, it is forwarded and its
+    without a copy would, 429 as a full queue would; ``True``: 503); with ``fail``, it is not forwarded and is
+    answered with that HTTP status and an error as Elasticsearch words one; with ``drop``, it is forwarded and its
     connection closed without an answer (a node that dies after the write)."""
 
     daemon_threads = True
@@ -37,12 +38,14 @@ class HoldingProxy(ThreadingHTTPServer):
         drop: bool = False,
         times: int = 1,
         path: str = "_bulk",
+        fail: int = 0,
     ) -> None:
         super().__init__(("127.0.0.1", 0), _Forward)
         self.target = urlsplit(target)
         self.held = range(hold, hold + times)
         self.refuse = 503 if refuse is True else int(refuse)
         self.drop = drop
+        self.fail = fail
         self.path = path
         #: how many requests ``path`` matched so far
         self.matched = 0
@@ -67,9 +70,13 @@ class _Forward(BaseHTTPRequestHandler):
             with self.server.lock:
                 self.server.matched += 1
                 held = self.server.matched in self.server.held
+        headers = [("Content-Type", "application/json"), ("X-Elastic-Product", "Elasticsearch")]
         if held and self.server.refuse:
-            headers = [("Content-Type", "application/json"), ("X-Elastic-Product", "Elasticsearch")]
             self._answer(200, headers, refusal(body, self.server.refuse))
+            return
+        if held and self.server.fail:
+            error = {"type": "unavailable", "reason": "failed by the test's proxy"}
+            self._answer(self.server.fail, headers, json.dumps({"error": error, "status": self.server.fail}).encode())
             return
         target = self.server.target
         conn = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port, timeout=60)

@@ -167,13 +167,18 @@ def _pipeline_batch(client: Elasticsearch, index: str) -> list[ItemResult]:
     )
 
 
-@pytest.mark.parametrize("proxied", [{"hold": 2, "drop": True, "path": "/_mget"}], indirect=True)
+@pytest.mark.parametrize(
+    "proxied",
+    [{"hold": 2, "drop": True, "path": "/_mget"}, {"hold": 2, "fail": 503, "path": "/_mget"}],
+    ids=["connection-lost", "refused"],
+    indirect=True,
+)
 def test_a_pipeline_batch_whose_assignments_cannot_be_read_back_is_undone(
     proxied: tuple[Elasticsearch, HoldingProxy], es: Elasticsearch, index_name: str
 ) -> None:
-    """Written through the pipeline, then Elasticsearch lost before the read of what it assigned (the batch's second
-    mget, after the one that checks for stored ids): the batch is undone, not answered "unavailable, nothing
-    written" with its documents standing."""
+    """Written through the pipeline, then the read of what it assigned (the batch's second mget, after the one that
+    checks for stored ids) lost or refused: the batch is undone, not answered "unavailable, nothing written" with its
+    documents standing."""
     client, proxy = proxied
     _flag_pipeline(es)
     setup_index(es, index_name)
