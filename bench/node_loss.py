@@ -1,12 +1,14 @@
 """Losing a node: a 3-node embedded cluster, an index of 3 shards with 1 replica, and ``neardup serve`` (given
-every node's URL, which its client takes round-robin) ingesting and answering lookups while one node is stopped and
-started again: first node-2, then node-0, usually the elected master (the results say which node was).
+every node's URL, which its client takes round-robin; its default, Python write path) ingesting and answering
+lookups while one node is stopped and started again: first node-2, then node-0 (the results say which node was the
+elected master before each stop).
 
 Timeline: 20 s of normal work; node-2 stopped (``neardup es node stop 2``), 40 s later started again, 40 s more;
 node-0 stopped, 40 s later started again, 40 s more. Throughout, one client thread posts batches of 100 documents and
 another asks for the duplicates of documents already acknowledged. Afterwards every acknowledged document is looked up
-by id, and so is every document of a batch answered with an error (all or nothing: none of them may be stored, but
-those a 503 names as possibly written); a batch no answer came for (the client's timeout) is counted apart.
+by id, and so is every document of a batch answered with an error (all or nothing: none of them should be stored,
+but those a 503 names as possibly written, and a write Elasticsearch carried out only after the undo); a batch no
+answer came for (the client's timeout) is counted apart.
 
 Run: ``python -m bench.node_loss`` → bench/results/node_loss.md
 """
@@ -90,7 +92,6 @@ def main() -> None:
         client.indices.create(index=INDEX, settings={"number_of_shards": 3, "number_of_replicas": 1})
         setup_index(client, INDEX)
         client.cluster.health(index=INDEX, wait_for_status="green", timeout="120s")
-        master = _master(client)
         with serve(",".join(info.urls)) as served:
 
             def ingest() -> None:
@@ -133,9 +134,10 @@ def main() -> None:
                 phase[0] = name
                 if change is not None:
                     action, number = change
+                    master = f" (the master then: {_master(client)})" if action == "stop" else ""
                     t0 = time.perf_counter()
                     state = esnode.control(cluster.data, number, action)
-                    events.append(f"node-{number} {state} in {time.perf_counter() - t0:.1f}s")
+                    events.append(f"node-{number} {state} in {time.perf_counter() - t0:.1f}s{master}")
                 time.sleep(seconds)
             stop.set()
             for t in threads:
@@ -153,8 +155,8 @@ def main() -> None:
         "",
         f"Machine: {describe()}",
         f"Elasticsearch: embedded {esnode.ES_VERSION}, 3 nodes in one JVM (3 GB heap in all); index of 3 shards, "
-        "1 replica; `neardup serve` (2 workers) given every node's URL (its client takes them round-robin); node-2 "
-        f"stopped and started again, then node-0. Elected master at the start: {master}.",
+        "1 replica; `neardup serve` (2 workers, its default Python write path) given every node's URL (its client "
+        "takes them round-robin); node-2 stopped and started again, then node-0.",
         "Command: `python -m bench.node_loss`",
         "",
         "| phase | seconds | ingest requests (status: count) | lookups (status: count) |",
