@@ -193,7 +193,7 @@ def index_cmd(
     config = IngestConfig.from_settings(settings, atomic=False, in_es=has_verify_script(client))
     recent = RecentWrites(settings.recent_seconds)  # each batch finds the ones before it without waiting for a refresh
     bar = tqdm(total=len(docs), unit="doc", desc="index", disable=not sys.stderr.isatty(), file=sys.stderr)
-    written = duplicates = failed = 0
+    written = duplicates = failed = unanswered = 0
     started = time.perf_counter()
     line = docs[0].line if docs else 0
     try:
@@ -209,6 +209,7 @@ def index_cmd(
                 duplicates += sum(1 for i in items if i.duplicate_of)
                 for item in (i for i in items if i.status == "error"):
                     failed += 1
+                    unanswered += item.unanswered
                     if failed <= _ERRORS_SHOWN:
                         click.echo(f"  {item.id}: {item.error}", err=True)
                 bar.update(len(chunk))
@@ -232,6 +233,12 @@ def index_cmd(
         + f"{time.perf_counter() - started:.1f}s",
         err=True,
     )
+    if unanswered:
+        click.echo(
+            f"{unanswered} of the failed documents got no answer and may be written or not: run the same command "
+            "again to write them (documents are written by id)",
+            err=True,
+        )
     if failed:
         sys.exit(1)
 

@@ -26,6 +26,7 @@ from neardup.es.client import JOBS_INDEX, setup_index, write_record_config
 from neardup.es.jobs import start_job
 from neardup.es.pipeline import nodes_without_processor
 from neardup.evaluation.corpus import load_peoples_daily
+from tests.es.holding_proxy import TIMEOUT, holding_proxy
 from tests.indices import remove_indices
 
 pytestmark = pytest.mark.es
@@ -62,6 +63,28 @@ def test_index_flags_reprints_and_keeps_other_fields(
         doc = es.get(index=index_name, id=f"r{k}")["_source"]
         assert doc["neardup"]["duplicate_of"] == f"o{k}" and doc["neardup"]["cluster"] == f"o{k}"
     assert es.get(index=index_name, id="o0")["_source"]["section"] == "news"
+
+
+def test_index_says_what_got_no_answer_and_that_running_it_again_writes_it(
+    corpus_file: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """The batch's write carried out, its answer held past the client's timeout: each document is named as maybe
+    written, the command exits 1 and says to run it again, which writes them all (by id, the same documents)."""
+    with holding_proxy(es_url, hold=1) as proxy:
+        res = _run(
+            "index",
+            index_name,
+            str(corpus_file),
+            es_url=proxy.url,
+            NEARDUP_ES_TIMEOUT=str(TIMEOUT),
+            NEARDUP_ES_RETRIES="0",
+        )
+    assert res.returncode == 1, res.stderr
+    assert "no answer came from Elasticsearch" in res.stderr and "25 failed" in res.stderr
+    assert "25 of the failed documents got no answer and may be written or not: run the same command" in res.stderr
+    again = _run("index", index_name, str(corpus_file), es_url=es_url)
+    assert again.returncode == 0 and "indexed 25 documents" in again.stderr, again.stderr
+    assert es.count(index=index_name)["count"] == 25
 
 
 def test_index_with_a_bad_line_writes_nothing(tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
