@@ -517,8 +517,8 @@ def _launcher_state(data: Path, node: int) -> str:
 
 def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
     """Stop (``action`` "stop") or start again ("start") node ``node`` of the cluster running from
-    ``data``, while the other nodes run on; wait until the launcher has done it and return the node's
-    state ("stopped" or "started")."""
+    ``data``, while the other nodes run on; wait until the launcher has done it (and a started node has joined the
+    cluster, for up to :data:`_JOIN_SECONDS`) and return the node's state ("stopped" or "started")."""
     if action not in ("stop", "start"):
         raise ValueError(f"action must be stop or start, not {action!r}")
     data = data.resolve()
@@ -547,7 +547,21 @@ def control(data: Path, node: int, action: str, timeout: float = 180.0) -> str:
     state = _launcher_state(data, node)
     if state.startswith("failed"):
         raise EmbeddedESError(f"node-{node}: {state}", _log_tail(data))
+    if action == "start":
+        _wait_until_joined(info.urls[node], min(deadline, time.monotonic() + _JOIN_SECONDS))
     return state
+
+
+#: how long a node started again may take to join its cluster before ``control`` returns all the same (the others
+#: may have no master for it to join)
+_JOIN_SECONDS = 30.0
+
+
+def _wait_until_joined(url: str, deadline: float) -> None:
+    """Wait until the node at ``url`` gives the cluster's health, which it does once it knows the elected master:
+    once it has joined. A node's start returns before that (it does not wait for a cluster state)."""
+    while _health(url) is None and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 @dataclass(frozen=True)

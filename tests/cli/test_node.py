@@ -171,6 +171,7 @@ def test_one_node_of_a_cluster_stops_and_starts_again(es_data: Path, es_url: str
 
         again = run("es", "node", "start", "2", "--data", str(data))
         assert again.returncode == 0 and "node-2 started" in again.stdout, again.stderr
+        assert client.cluster.health()["number_of_nodes"] == 3  # in the cluster when the command returns
         health = client.cluster.health(index="kept", wait_for_nodes="3", wait_for_status="green", timeout="120s")
         assert health["number_of_nodes"] == 3 and health["status"] == "green"
 
