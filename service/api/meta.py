@@ -8,7 +8,6 @@ from apiflask import APIBlueprint
 from elasticsearch import ApiError as ESApiError
 from elasticsearch import TransportError
 
-from neardup.es.client import es_hosts
 from neardup.ingest.bits import to_hex, to_signed
 
 from ..auth import requires_read_key
@@ -29,7 +28,7 @@ def healthz() -> dict[str, Any]:
     st = state()
     # brief, and not sent twice to one node: with several nodes named, each may be asked once (a node set aside as
     # dead is tried again from time to time, and the health of a cluster with another node up is not a 503)
-    tries = len(es_hosts(st.settings.es_url))
+    tries = len(st.client.transport.node_pool.all())
     try:
         health = st.client.options(request_timeout=2, max_retries=tries - 1).cluster.health()
     except (TransportError, ESApiError) as exc:
