@@ -29,6 +29,7 @@ _RANGES: dict[str, tuple[float, float, bool]] = {
     "min_shared": (1, 64, True),
     "recent_seconds": (0, 3_600, False),
     "index_cache_seconds": (0, 86_400, True),
+    "db_connect_timeout": (0, 3_600, False),
 }
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
@@ -72,6 +73,9 @@ class Settings:
     flag_in_es: bool = False
     #: how long the service keeps an index's field configuration before reading its mapping again
     index_cache_seconds: float = 30.0
+    #: how long ``neardup import`` waits for a PostgreSQL or MySQL server to open a connection (a database URL
+    #: naming its own ``connect_timeout`` wins): without it a host that drops packets holds the import for minutes
+    db_connect_timeout: float = 10.0
     ui_index: str = "demo-news"
     #: the indices the service may read and write: comma-separated fnmatch patterns (``news-*,hr``);
     #: never its internal ones (``neardup-jobs``, ``neardup-imports``, any name starting with ".")

@@ -449,8 +449,10 @@ def import_cmd(
         fields = RecordConfig.load(fields_path)
     except RecordError as exc:
         raise UsageError(str(exc)) from exc
-    spec = ImportSpec(url, index, fields, id_column, table, query, since, incremental, batch_size)
     settings = Settings.from_env(es_url=es_url)
+    spec = ImportSpec(
+        url, index, fields, id_column, table, query, since, incremental, batch_size, settings.db_connect_timeout
+    )
     client = make_client(settings)
     _index_itself(client, index)
     bar = tqdm(unit="row", desc="import", disable=not sys.stderr.isatty(), file=sys.stderr)

@@ -24,6 +24,7 @@ import base64
 import datetime as dt
 import decimal
 import hashlib
+import math
 import re
 import unicodedata
 import uuid
@@ -70,6 +71,7 @@ class ImportSpec:
     since: tuple[str, str] | None = None  # (column, value): only rows with column > value
     incremental: str | None = None  # column whose stored high-water mark selects new rows
     batch_size: int = 500
+    connect_timeout: float | None = None  # seconds (``Settings.db_connect_timeout``); None: the driver's own
 
     @property
     def column(self) -> str:
@@ -179,10 +181,31 @@ def _tie_key(value: Any) -> Any:
     return "".join(c for c in folded if not unicodedata.combining(c))
 
 
-def _engine(url: str) -> sa.Engine:
+#: the drivers that take a ``connect_timeout`` in seconds covering the whole opening of a connection (libpq's, which
+#: otherwise waits as long as the system's TCP retries, minutes) or its TCP connect (the MySQL drivers')
+_CONNECT_TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
+
+
+def _connect_args(url: sa.URL, timeout: float | None) -> dict[str, Any]:
+    """The connect arguments neardup gives the driver: ``timeout`` as ``connect_timeout`` in whole seconds, for a
+    driver that takes one, unless the URL names its own.
+
+    >>> _connect_args(make_url("postgresql+psycopg://h/db"), 2.5)
+    {'connect_timeout': 3}
+    >>> _connect_args(make_url("postgresql+psycopg://h/db?connect_timeout=60"), 2.5)
+    {}
+    >>> _connect_args(make_url("sqlite:///rows.db"), 2.5), _connect_args(make_url("mysql+pymysql://h/db"), None)
+    ({}, {})
+    """
+    if timeout is None or "connect_timeout" in url.query or url.get_driver_name() not in _CONNECT_TIMEOUT_DRIVERS:
+        return {}
+    return {"connect_timeout": math.ceil(timeout)}
+
+
+def _engine(url: str, connect_timeout: float | None = None) -> sa.Engine:
     try:
         parsed = make_url(url)
-        engine = sa.create_engine(parsed)
+        engine = sa.create_engine(parsed, connect_args=_connect_args(parsed, connect_timeout))
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
         raise UsageError(f"cannot use database URL {make_url_safe(url)}: {exc}") from exc
     except ImportError as exc:
@@ -484,7 +507,7 @@ def run_import(
     pipeline = text_pipeline(client, spec.index)  # records there would fail other clients' writes
     if pipeline is not None:
         raise UsageError(text_pipeline_problem(spec.index, pipeline))
-    engine = _engine(spec.url)
+    engine = _engine(spec.url, spec.connect_timeout)
     result = ImportResult(since=since, high_water=since)
     config = replace(
         ingest or IngestConfig(),

@@ -57,10 +57,12 @@ def rows() -> list[LabelledRecord]:
     return petition_rows(load_peoples_daily(), seed=21, groups=25, singles=40)
 
 
-def _cli(*args: str, es_url: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"NEARDUP_ES_URL": es_url}
+def _cli(
+    *args: str, es_url: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"NEARDUP_ES_URL": es_url} | (env or {})
     return subprocess.run(
-        [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, env=env, timeout=300, check=False
+        [sys.executable, "-m", "neardup", *args], capture_output=True, text=True, env=env, timeout=timeout, check=False
     )
 
 
@@ -578,6 +580,25 @@ def test_a_database_that_cannot_be_opened_is_said_so(
         )
         assert "import stopped" not in res.stderr and "resume" not in res.stderr and "secret" not in res.stderr
         assert not es.indices.exists(index=index_name)
+
+
+def test_a_database_server_that_never_answers_is_given_up_on(
+    tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """A PostgreSQL URL whose host takes the connection and never speaks (as a firewall or a hung server does): the
+    import gives up after NEARDUP_DB_CONNECT_TIMEOUT, where libpq alone would wait for ever."""
+    pytest.importorskip("psycopg")
+    fields = tmp_path / "fields.toml"
+    fields.write_text('[fields.complaint]\nmode = "text"\n', encoding="utf-8")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the system completes the connection; nobody reads or answers it
+        url = f"postgresql+psycopg://u@127.0.0.1:{silent.getsockname()[1]}/db"
+        args = ["import", url, index_name, "--table", "t", "--id-column", "id", "--fields", str(fields)]
+        res = _cli(*args, es_url=es_url, env={"NEARDUP_DB_CONNECT_TIMEOUT": "2"}, timeout=90)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert f"cannot open database {url}: " in res.stderr and "timeout" in res.stderr, res.stderr
+    assert not es.indices.exists(index=index_name)
 
 
 def test_an_interrupted_import_says_where_to_resume(
