@@ -356,12 +356,22 @@ def _source(conn: sa.Connection, spec: ImportSpec) -> tuple[Any, dict[str, tuple
             return table, {}
         stored = sa.table(table.name, *(sa.column(c.name) for c in table.c), schema=table.schema)
         return stored, _conversions(table, conn.dialect)
-    query = (spec.query or "").strip().rstrip(";")
+    query = _verbatim((spec.query or "").strip().rstrip(";"))
     try:  # learn the query's columns
         keys = list(conn.execute(sa.text(f"SELECT * FROM ({query}) AS neardup_probe LIMIT 0")).keys())
     except sa.exc.SQLAlchemyError as exc:
         raise UsageError(f"the database refused the query: {_reason(exc)}") from exc
     return sa.text(query).columns(*[sa.column(k) for k in keys]).subquery("neardup_rows"), {}
+
+
+def _verbatim(query: str) -> str:
+    """``query`` for :func:`sqlalchemy.text` to pass on as written: every colon escaped, since ``text`` reads
+    ``:name`` as a parameter to bind, even inside a quoted literal, and the user's query has none.
+
+    >>> str(sa.text(_verbatim("SELECT * FROM t WHERE note <> 'see :below' AND n::text <> ':'")))
+    "SELECT * FROM t WHERE note <> 'see :below' AND n::text <> ':'"
+    """
+    return query.replace(":", "\\:")
 
 
 def _conversions(table: sa.Table, dialect: sa.Dialect) -> dict[str, tuple[str, Callable[[Any], Any]]]:

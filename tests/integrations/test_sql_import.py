@@ -385,6 +385,23 @@ def _import_args(db: Path, index: str, fields: Path, id_column: str, *more: str)
     ]
 
 
+def test_a_query_is_sent_as_written(tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str) -> None:
+    """A colon in the query's literals (' :b', a time) is the user's text, not a parameter for neardup to bind."""
+    texts = [a.text for a in load_peoples_daily()[:3]]
+    fields, db = _small_table(
+        tmp_path,
+        '[fields.complaint]\nmode = "text"\n',
+        "ref TEXT, complaint TEXT, note TEXT",
+        [(1, "r1", texts[0], "see :below"), (2, "r2", texts[1], "10:30"), (3, "r3", texts[2], "-")],
+    )
+    query = "SELECT * FROM t WHERE note <> 'see :below' AND note <> ':'"
+    args = ["import", f"sqlite:///{db}", index_name, "--query", query, "--id-column", "ref", "--fields", str(fields)]
+    res = _cli(*args, es_url=es_url)
+    assert res.returncode == 0, res.stderr
+    assert "imported 2 of 2 rows" in res.stdout, res.stdout
+    assert set(_clusters(es, index_name)) == {"r2", "r3"}
+
+
 def test_an_incremental_datetime_column_reads_every_later_row(
     tmp_path: Path, es_url: str, es: Elasticsearch, index_name: str
 ) -> None:
@@ -751,7 +768,7 @@ def test_postgresql_import_with_a_query(
         postgres,
         index_name,
         "--query",
-        "SELECT * FROM petitions WHERE category IS NOT NULL",
+        "SELECT * FROM petitions WHERE category IS NOT NULL AND ref::text <> 'see :ref'",  # as written: no binds
         "--id-column",
         "ref",
         "--fields",
