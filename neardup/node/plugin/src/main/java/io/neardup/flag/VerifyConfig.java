@@ -10,7 +10,7 @@ package io.neardup.flag;
  * @param nearJaccard  the weak agreement needed within {@code maxDistance}; also the drift guard's threshold
  * @param useSketch    false: Hamming distance alone decides (similarity {@code 1 - distance / 64})
  * @param mu           weight of content against metadata in the combined score (1: content only)
- * @param minCombined  the combined score a pair needs when either document carries metadata and {@code mu < 1}
+ * @param minCombined  the combined score a pair needs when both documents carry metadata and {@code mu < 1}
  */
 public record VerifyConfig(
     int maxDistance,
