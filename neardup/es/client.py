@@ -60,6 +60,8 @@ INTERNAL_INDICES = frozenset({JOBS_INDEX, IMPORTS_INDEX})
 #: the internal indices' settings: a replica where there is a node for it, none on one node (green there, not yellow
 #: for want of a second node), as Elasticsearch's own system indices have
 _INTERNAL_SETTINGS = {"index.auto_expand_replicas": "0-1"}
+#: the key of an index's per-field configuration in its mapping's ``_meta.neardup``
+_RECORD_CONFIG_META = "record_config"
 
 #: what Elasticsearch refuses anywhere in an index name besides spaces (``:`` names a remote cluster)
 _INDEX_FORBIDDEN = '\\/*?"<>|,#:'
@@ -386,13 +388,7 @@ def create_index(client: Elasticsearch, index: str, index_mappings: dict[str, An
 def write_record_config(client: Elasticsearch, index: str, data: dict[str, Any] | None) -> None:
     """Keep an index's per-field configuration in its mapping's ``_meta.neardup.record_config``
     (None removes it): documents posted to the index are then fingerprinted as records."""
-    meta = _one_mapping(client, index).get("_meta", {})
-    neardup_meta = dict(meta.get(schema.ROOT, {}))
-    if data is None:
-        neardup_meta.pop("record_config", None)
-    else:
-        neardup_meta["record_config"] = data
-    client.indices.put_mapping(index=index, meta={**meta, schema.ROOT: neardup_meta})
+    write_index_meta(client, index, _RECORD_CONFIG_META, data)
 
 
 def write_index_meta(client: Elasticsearch, index: str, key: str, data: Any) -> None:
@@ -449,7 +445,7 @@ def read_index_meta(client: Elasticsearch, index: str, key: str) -> Any:
 def read_record_config(client: Elasticsearch, index: str) -> dict[str, Any] | None:
     """The per-field configuration stored with ``index``, if any (None for a missing index). Through an alias:
     the configuration its indices share (a :class:`UsageError` when they differ)."""
-    data: dict[str, Any] | None = _agreed(client, index, "record_config")
+    data: dict[str, Any] | None = _agreed(client, index, _RECORD_CONFIG_META)
     return data
 
 
