@@ -51,6 +51,7 @@ __all__ = [
     "cluster_records",
     "exact_candidate_pairs",
     "iter_candidate_pairs",
+    "match_rank",
     "preference",
     "record_candidate_pairs",
     "unique_pairs",
@@ -197,10 +198,19 @@ class Option(Generic[K]):
     order: Any
 
 
+def match_rank(match: Match, order: Any) -> tuple[float, int, Any]:
+    """The ranking of verified matches, as a sort key: higher similarity, then smaller Hamming distance,
+    then the earlier document (``order``, its place in document order).
+
+    >>> sorted([(Match(2, 0.9), 1), (Match(1, 0.9), 2), (Match(0, 1.0), 3)], key=lambda m: match_rank(*m))[0][1]
+    3
+    """
+    return (-match.similarity, match.distance, order)
+
+
 def preference(option: Option[Any]) -> tuple[float, int, Any]:
-    """The ranking of verified matches: higher similarity, then smaller Hamming distance, then the
-    earlier document."""
-    return (-option.match.similarity, option.match.distance, option.order)
+    """:func:`match_rank` of an option."""
+    return match_rank(option.match, option.order)
 
 
 def choose(

@@ -21,6 +21,7 @@ from elasticsearch import BadRequestError, Elasticsearch
 
 from neardup.errors import NeardupError, SearchFailed
 from neardup.ingest.bits import to_signed
+from neardup.ingest.cluster import match_rank
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.sketch import SKETCH_SIZE
 from neardup.ingest.verify import Comparable, Match, VerifyConfig, verify_many
@@ -410,5 +411,5 @@ def find_duplicates(
     candidates = search_candidates(client, index, [record], max_candidates, [list(exclude)], min_shared, prefilter)[0]
     matches = verify_many(record, candidates, config)
     found = [Found(doc, match) for doc, match in zip(candidates, matches, strict=True) if match is not None]
-    found.sort(key=lambda f: (-f.match.similarity, f.match.distance, f.doc.order))
+    found.sort(key=lambda f: match_rank(f.match, f.doc.order))
     return found, len(candidates)
