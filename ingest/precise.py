@@ -33,10 +33,11 @@ import jieba
 
 from .hmm import hmm_cut
 
-__all__ = ["PreciseCut"]
+__all__ = ["PREFIX_ONLY", "PreciseCut"]
 
-# a prefix of some dictionary word that is not a word itself (jieba stores it with frequency 0)
-_PREFIX_ONLY = 1.0
+#: the score of a prefix of some dictionary word that is not a word itself (jieba stores it with frequency 0);
+#: never a log-probability, which is never positive
+PREFIX_ONLY = 1.0
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class PreciseCut:
     """A tokenizer's dictionary as log-probabilities, and precise-mode cutting over it.
 
     ``logp`` maps every dictionary word to ``log(freq) - log(total)`` and every mere prefix to
-    ``_PREFIX_ONLY`` (a log-probability is never positive); ``unknown`` is what jieba scores a
+    ``PREFIX_ONLY`` (a log-probability is never positive); ``unknown`` is what jieba scores a
     character the dictionary lacks. It is a snapshot: words added to the tokenizer later are not seen.
     """
 
@@ -58,7 +59,7 @@ class PreciseCut:
         freq: dict[str, int] = tokenizer.FREQ
         logtotal = log(tokenizer.total)
         # the same float operations, in the same order, as jieba's calc(): log(f) - logtotal + next
-        logp = {word: (log(f) - logtotal if f else _PREFIX_ONLY) for word, f in freq.items()}
+        logp = {word: (log(f) - logtotal if f else PREFIX_ONLY) for word, f in freq.items()}
         return cls(logp, log(1) - logtotal)
 
     def lcut(self, text: str) -> list[str]:
@@ -88,7 +89,7 @@ class PreciseCut:
             stop = start
             lp = get(block[start])
             while lp is not None:
-                if lp != _PREFIX_ONLY:
+                if lp != PREFIX_ONLY:
                     candidate = lp + score[stop + 1]
                     if best is None or candidate >= best:  # ties go to the longer word, as in jieba
                         best, end[start] = candidate, stop
@@ -120,7 +121,7 @@ class PreciseCut:
         """A run of one-character words: the HMM may join them unless the run is itself a word."""
         if len(run) == 1:
             out.append(run)
-        elif self.logp.get(run, _PREFIX_ONLY) == _PREFIX_ONLY:  # not a dictionary word
+        elif self.logp.get(run, PREFIX_ONLY) == PREFIX_ONLY:  # not a dictionary word
             out.extend(hmm_cut(run))
         else:
             out.extend(run)

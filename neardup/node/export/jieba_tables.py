@@ -28,13 +28,10 @@ from pathlib import Path
 
 from jieba import finalseg
 
-from neardup.ingest.precise import PreciseCut
+from neardup.ingest.precise import PREFIX_ONLY, PreciseCut
 from neardup.ingest.segment import Segmenter
 
 __all__ = ["export"]
-
-# PreciseCut marks a mere prefix of a dictionary word with this (a log-probability is never positive)
-_PREFIX_ONLY = 1.0
 
 
 def export(directory: Path) -> list[Path]:
@@ -62,7 +59,7 @@ def export(directory: Path) -> list[Path]:
 def _dictionary_rows(logp: Mapping[str, float], tags: Mapping[str, str]) -> list[tuple[str, str, str]]:
     """One row per dictionary key, breadth-first trie order; raises on anything the Java trie cannot hold."""
     for word in tags:
-        if logp.get(word, _PREFIX_ONLY) == _PREFIX_ONLY:
+        if logp.get(word, PREFIX_ONLY) == PREFIX_ONLY:
             raise ValueError(
                 f"jieba tag for {word!r}, which is not a dictionary word: the Java trie keeps tags on words"
             )
@@ -74,7 +71,7 @@ def _dictionary_rows(logp: Mapping[str, float], tags: Mapping[str, str]) -> list
         if word[:-1] and word[:-1] not in logp:
             raise ValueError(f"jieba dictionary is not prefix-closed: {word!r} has no {word[:-1]!r}")
         score = logp[word]
-        rows.append((word, "" if score == _PREFIX_ONLY else repr(score), tags.get(word, "")))
+        rows.append((word, "" if score == PREFIX_ONLY else repr(score), tags.get(word, "")))
     return rows
 
 
