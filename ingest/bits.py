@@ -26,18 +26,23 @@ __all__ = [
     "BLOCKS",
     "BLOCK_BITS",
     "SUB_BITS",
+    "SUB_BLOCKS",
     "block_fields",
-    "block_tokens",
     "blocks",
     "hamming",
+    "split_blocks",
     "splitmix64",
+    "sub_blocks",
     "to_hex",
     "to_signed",
     "to_unsigned",
 ]
 
+#: blocks of a fingerprint, and their width in bits
 BLOCKS = 4
 BLOCK_BITS = 16
+#: sub-blocks of the bits outside one block, and their width in bits
+SUB_BLOCKS = 4
 SUB_BITS = 12
 _MASK64 = (1 << 64) - 1
 
@@ -84,24 +89,42 @@ def blocks(value: int) -> tuple[int, int, int, int]:
     return (v >> 48 & 0xFFFF, v >> 32 & 0xFFFF, v >> 16 & 0xFFFF, v & 0xFFFF)
 
 
-def block_tokens(value: int, seed_index: int) -> list[str]:
-    """Keyword values for fields b0..b3: the block in hex, prefixed by the fingerprint's seed index.
+def split_blocks(
+    fingerprints: npt.NDArray[np.uint64], block: int
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """Block ``block`` (0 the most significant) of each fingerprint, and the other 48 bits in their order,
+    packed into the low bits: what :func:`sub_blocks` splits.
 
-    >>> block_tokens(0x0123456789ABCDEF, 0)
-    ['0:0123', '0:4567', '0:89ab', '0:cdef']
+    >>> keys, rest = split_blocks(np.array([0x0123456789ABCDEF], dtype=np.uint64), 1)
+    >>> hex(int(keys[0])), hex(int(rest[0]))
+    ('0x4567', '0x12389abcdef')
     """
-    return [f"{seed_index}:{b:04x}" for b in blocks(value)]
+    shift = np.uint64(BLOCK_BITS * (BLOCKS - 1 - block))
+    keys = (fingerprints >> shift) & np.uint64((1 << BLOCK_BITS) - 1)
+    low = fingerprints & ((np.uint64(1) << shift) - np.uint64(1))
+    # the most significant block has no bits above it
+    rest = ((fingerprints >> (shift + np.uint64(BLOCK_BITS))) << shift) | low if block else low
+    return keys, rest
+
+
+def sub_blocks(rest: npt.NDArray[np.uint64], sub: int) -> npt.NDArray[np.uint64]:
+    """Sub-block ``sub`` (0 the most significant) of the 48 bits ``rest`` (:func:`split_blocks`).
+
+    >>> [hex(int(sub_blocks(np.array([0x0123_4567_89AB], dtype=np.uint64), j)[0])) for j in range(SUB_BLOCKS)]
+    ['0x12', '0x345', '0x678', '0x9ab']
+    """
+    return (rest >> np.uint64(SUB_BITS * (SUB_BLOCKS - 1 - sub))) & np.uint64((1 << SUB_BITS) - 1)
 
 
 def block_fields(fingerprints: Sequence[int]) -> list[list[str]]:
     """Values of fields b0..b3 for a document's fingerprints (seed i at index i): per block position,
-    one token per seed.
+    one token per seed, the block in hex prefixed by the fingerprint's seed index.
 
-    >>> block_fields([0x0123456789ABCDEF, 0])[1]
-    ['0:4567', '1:0000']
+    >>> block_fields([0x0123456789ABCDEF, 0])
+    [['0:0123', '1:0000'], ['0:4567', '1:0000'], ['0:89ab', '1:0000'], ['0:cdef', '1:0000']]
     """
     # one hex string per fingerprint, sliced four ways: a third of the time of formatting each block (this
-    # runs for every document written or looked up); the same tokens as :func:`block_tokens`
+    # runs for every document written or looked up)
     hexes = [(f"{i}:", f"{v & _MASK64:016x}") for i, v in enumerate(fingerprints)]
     return [
         [seed + h[0:4] for seed, h in hexes],
@@ -109,3 +132,4 @@ def block_fields(fingerprints: Sequence[int]) -> list[list[str]]:
         [seed + h[8:12] for seed, h in hexes],
         [seed + h[12:16] for seed, h in hexes],
     ]
+

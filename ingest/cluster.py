@@ -36,7 +36,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .bits import BLOCKS, hamming
+from .bits import BLOCK_BITS, BLOCKS, SUB_BITS, SUB_BLOCKS, hamming, split_blocks, sub_blocks
 from .pairs import top_pairs
 from .verify import Comparable, Match, VerifyConfig, accepted_pairs, close_to_canonical
 
@@ -124,10 +124,10 @@ def _bucket_pairs(
     outs = [] if everything else [_pairs_in_runs(order[~big], k[~big], window)]
     if big.any():
         big_order, big_keys = (order, k) if everything else (order[big], k[big])
-        big_keys = big_keys << np.uint64(12)
+        big_keys = big_keys << np.uint64(SUB_BITS)
         big_rest = rest[big_order]
-        for j in range(4):
-            combined = big_keys | ((big_rest >> np.uint64(12 * (3 - j))) & np.uint64(0xFFF))
+        for j in range(SUB_BLOCKS):
+            combined = big_keys | sub_blocks(big_rest, j)
             o = np.argsort(combined, kind="stable")
             outs.append(_pairs_in_runs(big_order[o], combined[o], window))
     return np.concatenate([p[0] for p in outs]), np.concatenate([p[1] for p in outs])
@@ -147,10 +147,7 @@ def iter_candidate_pairs(
     for s in range(fps.shape[1]):
         col = fps[:, s]
         for blk in range(BLOCKS):
-            shift = np.uint64(16 * (3 - blk))
-            keys = (col >> shift) & np.uint64(0xFFFF)
-            low = col & ((np.uint64(1) << shift) - np.uint64(1))
-            rest = ((col >> (shift + np.uint64(16))) << shift) | low if blk else low
+            keys, rest = split_blocks(col, blk)
             yield _bucket_pairs(keys, members, rest, max_bucket, window)
 
 
@@ -306,18 +303,15 @@ def exact_candidate_pairs(fingerprints: npt.NDArray[np.uint64]) -> Iterator[tupl
     fps = np.ascontiguousarray(fingerprints, dtype=np.uint64).reshape(-1)
     n = fps.size
     idx_bits = max(1, (n - 1).bit_length())
-    if idx_bits + 28 > 64:
+    if idx_bits + BLOCK_BITS + SUB_BITS > 64:
         raise ValueError(f"too many fingerprints for one batch: {n}")
     positions = np.arange(n, dtype=np.uint64)
     idx_mask = np.uint64((1 << idx_bits) - 1)
     for blk in range(BLOCKS):
-        shift = np.uint64(16 * (3 - blk))
-        block = (fps >> shift) & np.uint64(0xFFFF)
-        low = fps & ((np.uint64(1) << shift) - np.uint64(1))
-        rest = ((fps >> (shift + np.uint64(16))) << shift) | low if blk else low
-        for sub in range(4):
-            sub_val = (rest >> np.uint64(12 * (3 - sub))) & np.uint64(0xFFF)
-            packed = np.sort((((block << np.uint64(12)) | sub_val) << np.uint64(idx_bits)) | positions)
+        block, rest = split_blocks(fps, blk)
+        for sub in range(SUB_BLOCKS):
+            sub_val = sub_blocks(rest, sub)
+            packed = np.sort((((block << np.uint64(SUB_BITS)) | sub_val) << np.uint64(idx_bits)) | positions)
             yield _pairs_in_runs((packed & idx_mask).astype(np.int64), packed >> np.uint64(idx_bits))
 
 
