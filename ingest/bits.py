@@ -29,6 +29,7 @@ __all__ = [
     "SUB_BLOCKS",
     "block_fields",
     "blocks",
+    "document_block_fields",
     "hamming",
     "split_blocks",
     "splitmix64",
@@ -133,3 +134,12 @@ def block_fields(fingerprints: Sequence[int]) -> list[list[str]]:
         [seed + h[12:16] for seed, h in hexes],
     ]
 
+
+def document_block_fields(fingerprints: Sequence[int], fingerprinted: bool) -> list[list[str]]:
+    """:func:`block_fields` of a document's fingerprints when it is ``fingerprinted`` (its status is ``ok``);
+    otherwise (too short) no tokens, an empty list per block position.
+
+    >>> document_block_fields([0x0123456789ABCDEF], False)
+    [[], [], [], []]
+    """
+    return block_fields(fingerprints) if fingerprinted else [[] for _ in range(BLOCKS)]

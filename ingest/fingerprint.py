@@ -123,7 +123,7 @@ class Record:
 
     def block_tokens(self) -> list[list[str]]:
         """Values of fields b0..b3: per block position, one token per seed (empty when too short)."""
-        return bits.block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
+        return bits.document_block_fields(self.fingerprints, self.status == "ok")
 
 
 class Fingerprinter:

@@ -296,7 +296,7 @@ class Stored:
     def block_tokens(self) -> list[list[str]]:
         if not self.all_seeds:
             raise ValueError(f"{self.id}: a candidate read from doc values has seed 0 only, not its blocks")
-        return bits.block_fields(self.fingerprints) if self.status == "ok" else [[], [], [], []]
+        return bits.document_block_fields(self.fingerprints, self.status == "ok")
 
     @property
     def order(self) -> tuple[str, str]:
