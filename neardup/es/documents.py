@@ -26,6 +26,7 @@ __all__ = [
     "DocumentError",
     "DocumentFields",
     "Incoming",
+    "check_not_reserved",
     "record_text",
     "text_value",
     "validate_document",
@@ -110,6 +111,19 @@ class DocumentFields:
     title: str = "title"
 
 
+def check_not_reserved(key: str) -> None:
+    """A :class:`DocumentError` when a client's field name ``key`` is one of neardup's own fields
+    (:func:`~neardup.mappings.schema.is_reserved`).
+
+    >>> check_not_reserved("neardup.cluster")
+    Traceback (most recent call last):
+    ...
+    neardup.es.documents.DocumentError: field 'neardup.cluster' is reserved for neardup's own fields
+    """
+    if schema.is_reserved(key):
+        raise DocumentError(f"field {key!r} is reserved for neardup's own fields")
+
+
 def validate_document(
     obj: Any, fields: DocumentFields, max_chars: int | None = None, default_id: str | None = None
 ) -> Incoming:
@@ -120,8 +134,7 @@ def validate_document(
     if not isinstance(obj, dict):
         raise DocumentError(f"expected a JSON object, got {type(obj).__name__}")
     for key in obj:
-        if schema.is_reserved(key):
-            raise DocumentError(f"field {key!r} is reserved for neardup's own fields")
+        check_not_reserved(key)
         if isinstance(key, str) and key.startswith("_"):
             raise DocumentError(f"field {key!r}: names starting with '_' are Elasticsearch's metadata fields")
     if _fields(obj, "", 1) > MAX_FIELDS:

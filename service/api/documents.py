@@ -16,7 +16,7 @@ from apiflask import APIBlueprint
 from elasticsearch import BadRequestError, NotFoundError
 from flask import request
 
-from neardup.es.documents import Incoming, record_text
+from neardup.es.documents import DocumentError, Incoming, check_not_reserved, record_text
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch, index_batch_in_pipeline
 from neardup.es.lookup import Found, find_duplicates
 from neardup.es.pipeline import PipelineMissing
@@ -236,9 +236,11 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
             )
         fields = body["record"]
         check_text_length(record_text(fields))
-        reserved = [k for k in fields if schema.is_reserved(k)]
-        if reserved:
-            raise ApiError(400, "invalid_document", f"field {reserved[0]!r} is reserved for neardup's own fields")
+        try:
+            for key in fields:
+                check_not_reserved(key)
+        except DocumentError as exc:
+            raise ApiError(400, "invalid_document", str(exc)) from exc
         try:
             record = st.fingerprinter.fingerprint_record(fields, records_config)
         except RecordError as exc:
