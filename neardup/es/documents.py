@@ -115,10 +115,10 @@ def check_not_reserved(key: str) -> None:
     """A :class:`DocumentError` when a client's field name ``key`` is one of neardup's own fields
     (:func:`~neardup.mappings.schema.is_reserved`).
 
-    >>> check_not_reserved("neardup.cluster")
+    >>> check_not_reserved("neardup")
     Traceback (most recent call last):
     ...
-    neardup.es.documents.DocumentError: field 'neardup.cluster' is reserved for neardup's own fields
+    neardup.es.documents.DocumentError: field 'neardup' is reserved for neardup's own fields
     """
     if schema.is_reserved(key):
         raise DocumentError(f"field {key!r} is reserved for neardup's own fields")
