@@ -21,8 +21,7 @@ from neardup.es.indexing import IngestConfig, ItemResult, index_batch, index_bat
 from neardup.es.lookup import Found, find_duplicates
 from neardup.es.pipeline import PipelineMissing
 from neardup.ingest.fingerprint import Record
-from neardup.ingest.records import RecordError
-from neardup.ingest.verify import VerifyConfig
+from neardup.ingest.records import RecordConfig, RecordError
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
 
@@ -141,9 +140,41 @@ def _answer(items: list[ItemResult], config: IngestConfig, started: float) -> di
 
 def _items(found: list[Found], size: int) -> list[dict[str, Any]]:
     return [
-        {"id": f.doc.id, "distance": f.match.distance, "score": round(f.match.similarity, 4), "cluster": f.doc.cluster}
+        {
+            "id": f.doc.id,
+            "distance": f.match.distance,
+            "score": round(f.match.similarity, 4),
+            "cluster": f.doc.cluster,
+        }
         for f in found[:size]
     ]
+
+
+def _lookup(
+    index: str,
+    record: Record | Stored,
+    records_config: RecordConfig | None,
+    max_distance: int,
+    size: int,
+    exclude: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The answer of a duplicates endpoint: the ``size`` best near-duplicates of ``record`` in ``index`` (none of
+    ``exclude``) within ``max_distance`` bits, compared by the index's ``records_config`` where it has one."""
+    st = state()
+    config = replace(st.ingest.verify, max_distance=max_distance)
+    if records_config is not None:  # records of this index are compared with their metadata too
+        config = records_config.verify_config(config)
+    found, candidates = find_duplicates(
+        st.client,
+        index,
+        record,
+        config,
+        st.ingest.max_candidates,
+        exclude=exclude,
+        min_shared=st.ingest.min_shared,
+        in_es=st.verify_in_es(),
+    )
+    return {"items": _items(found, size), "candidates": candidates, "status": record.status}
 
 
 def _stored(index: str, doc_id: str) -> Stored:
@@ -192,21 +223,8 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
         raise ApiError(
             409, "not_fingerprinted", f"document {doc_id!r} has no neardup fields yet; run dedupe on {index!r}"
         )
-    config = replace(st.ingest.verify, max_distance=query["max_distance"])
     records_config = st.record_configs.get(index)
-    if records_config is not None:  # records of this index are compared with their metadata too
-        config = records_config.verify_config(config)
-    found, candidates = find_duplicates(
-        st.client,
-        index,
-        doc,
-        config,
-        st.ingest.max_candidates,
-        exclude=[doc_id],
-        min_shared=st.ingest.min_shared,
-        in_es=st.verify_in_es(),
-    )
-    return {"items": _items(found, query["size"]), "candidates": candidates, "status": doc.status}
+    return _lookup(index, doc, records_config, query["max_distance"], query["size"], exclude=[doc_id])
 
 
 @bp.post("/duplicates")
@@ -222,7 +240,6 @@ def document_duplicates(index: str, doc_id: str, query: dict[str, Any]) -> dict[
 def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
     checked_index(index)
     st = state()
-    config: VerifyConfig = replace(st.ingest.verify, max_distance=body["max_distance"])
     records_config = st.record_configs.get(index)
     if records_config is None:
         if "record" in body:
@@ -245,14 +262,4 @@ def posted_duplicates(index: str, body: dict[str, Any]) -> dict[str, Any]:
             record = st.fingerprinter.fingerprint_record(fields, records_config)
         except RecordError as exc:
             raise ApiError(400, "invalid_document", f"record: {exc}") from exc
-        config = records_config.verify_config(config)
-    found, candidates = find_duplicates(
-        st.client,
-        index,
-        record,
-        config,
-        st.ingest.max_candidates,
-        min_shared=st.ingest.min_shared,
-        in_es=st.verify_in_es(),
-    )
-    return {"items": _items(found, body["size"]), "candidates": candidates, "status": record.status}
+    return _lookup(index, record, records_config, body["max_distance"], body["size"])
