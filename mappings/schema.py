@@ -56,6 +56,7 @@ __all__ = [
     "path",
     "record_fields",
     "record_of",
+    "rounded_similarity",
     "timestamp",
 ]
 
@@ -160,13 +161,22 @@ def record_of(fields: Mapping[str, Any]) -> Record:
     )
 
 
+def rounded_similarity(similarity: float) -> float:
+    """A similarity as neardup stores and answers it: rounded to 4 places.
+
+    >>> rounded_similarity(0.876543)
+    0.8765
+    """
+    return round(similarity, 4)
+
+
 def assignment_fields(cluster: str, duplicate_of: str | None, match: Match | None) -> dict[str, Any]:
     """The cluster assignment fields (similarity rounded as stored)."""
     return {
         CLUSTER: cluster,
         DUPLICATE_OF: duplicate_of,
         DISTANCE: None if match is None else match.distance,
-        SIMILARITY: None if match is None else round(match.similarity, 4),
+        SIMILARITY: None if match is None else rounded_similarity(match.similarity),
         IS_DUPLICATE: duplicate_of is not None,
     }
 

@@ -132,7 +132,7 @@ class ItemResult:
             "cluster": self.cluster,
             "duplicate_of": self.duplicate_of,
             "distance": self.distance,
-            "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "similarity": None if self.similarity is None else schema.rounded_similarity(self.similarity),
         }
         if self.error is not None:
             out["error"] = self.error

@@ -143,7 +143,7 @@ def _items(found: list[Found], size: int) -> list[dict[str, Any]]:
         {
             "id": f.doc.id,
             "distance": f.match.distance,
-            "score": round(f.match.similarity, 4),
+            "score": schema.rounded_similarity(f.match.similarity),
             "cluster": f.doc.cluster,
         }
         for f in found[:size]
