@@ -11,6 +11,7 @@ from marshmallow import ValidationError, validates_schema
 
 from neardup.es.browse import MAX_RESULT_WINDOW
 from neardup.ingest.records import MAX_WEIGHT, MODES, FieldSpec, RecordConfig
+from neardup.ingest.verify import VerifyConfig
 
 __all__ = [
     "ClusterOut",
@@ -90,7 +91,7 @@ class _LookupOptions(Schema):
     """What both lookups take (in the query string of a stored document's, in the body of a posted one's)."""
 
     max_distance = Integer(
-        load_default=3,
+        load_default=VerifyConfig.max_distance,
         validate=Range(0, 64),
         metadata={
             "description": "the Hamming distance within which a weak sketch agreement (near_jaccard) makes a match; "

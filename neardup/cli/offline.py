@@ -277,7 +277,7 @@ def _given(name: str) -> bool:
 @click.option("--id-field", default="id", show_default=True)
 @click.option("--text-field", default="text", show_default=True)
 @click.option("--title-field", default="title", show_default=True)
-@click.option("--max-distance", type=click.IntRange(0, 16), default=3, show_default=True)
+@click.option("--max-distance", type=click.IntRange(0, 16), default=VerifyConfig.max_distance, show_default=True)
 @click.option("--min-jaccard", type=click.FloatRange(0, 1), default=VerifyConfig.min_jaccard, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
 @click.option("--skip-invalid", is_flag=True, help="Skip and count bad lines instead of stopping.")
