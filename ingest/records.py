@@ -75,7 +75,7 @@ class RecordConfig:
     # defaults from `neardup eval --set metadata` (seeds 2-4): μ 0.8 is the seed's lower end; at 0.85/0.9
     # a threshold that keeps template look-alikes apart loses 3-6 points of recall
     mu: float = 0.8
-    min_combined: float = 0.55
+    min_combined: float = VerifyConfig.min_combined
 
     @classmethod
     def parse(cls, data: Mapping[str, Any], strict: bool = True) -> RecordConfig:
