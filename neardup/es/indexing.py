@@ -71,7 +71,7 @@ __all__ = [
 @dataclass(frozen=True)
 class IngestConfig:
     verify: VerifyConfig = field(default_factory=VerifyConfig)
-    max_candidates: int = 500
+    max_candidates: int = Settings.max_candidates
     #: how many (seed, block) tokens a candidate must share (the offline candidate rule's, by default)
     min_shared: int = DEFAULT_MIN_SHARED
     #: Elasticsearch's ``refresh`` for the writes; documents written moments ago are found through

@@ -21,7 +21,7 @@ from elasticsearch import BadRequestError, Elasticsearch
 
 from neardup.errors import NeardupError, SearchFailed
 from neardup.ingest.bits import to_signed
-from neardup.ingest.cluster import match_rank
+from neardup.ingest.cluster import DEFAULT_MIN_SHARED, match_rank
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.sketch import SKETCH_SIZE
 from neardup.ingest.verify import Comparable, Match, VerifyConfig, verify_many
@@ -117,7 +117,7 @@ def candidate_query(
     record: Comparable,
     block_tokens: Sequence[Sequence[str]],
     version: str,
-    min_shared: int = 1,
+    min_shared: int = DEFAULT_MIN_SHARED,
     ranked: bool = True,
     native: bool = False,
     check: dict[str, Any] | None = None,
@@ -333,7 +333,7 @@ def search_candidates(
     records: Sequence[Record | Stored],
     max_candidates: int,
     exclude: Sequence[Iterable[str]] | None = None,
-    min_shared: int = 1,
+    min_shared: int = DEFAULT_MIN_SHARED,
     prefilter: VerifyConfig | None = None,
 ) -> list[list[Stored]]:
     """Candidates for each record, in one ``msearch`` request (documents with its exact hash and those sharing more
@@ -402,7 +402,7 @@ def find_duplicates(
     config: VerifyConfig,
     max_candidates: int,
     exclude: Iterable[str] = (),
-    min_shared: int = 1,
+    min_shared: int = DEFAULT_MIN_SHARED,
     in_es: bool = False,
 ) -> tuple[list[Found], int]:
     """Verified near-duplicates of ``record`` in ``index``, best first, and the number of candidates
