@@ -31,7 +31,7 @@ from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.segment import Segmenter
 from neardup.ingest.verify import VerifyConfig
-from neardup.ingest.weights import IdfTable, fit_idf
+from neardup.ingest.weights import IdfTable, WeightConfig, fit_idf
 
 from .common import fail, reports_errors
 
@@ -235,7 +235,7 @@ def _in_chunks(
 
 @click.command("fingerprint")
 @click.argument("text")
-@click.option("--title", default=None, help="The document's title (its words weigh ×5).")
+@click.option("--title", default=None, help=f"The document's title (its words weigh ×{WeightConfig.title_factor:g}).")
 @click.option("--explain", is_flag=True, help="Show the top weighted features.")
 def fingerprint_cmd(text: str, title: str | None, explain: bool) -> None:
     """Fingerprint TEXT and print the record as JSON."""

@@ -148,7 +148,7 @@ def run_methods(p: Prepared, corpus_idf: bool = True, only: Sequence[str] | None
         "  - length minmax (seed 000)": lambda: _neardup(
             p, jieba_idf, replace(full, length="minmax"), 16, default_verify
         ),
-        "  + signal words on (×5, off by default)": lambda: _neardup(
+        f"  + signal words on (×{full.signal_factor:g}, off by default)": lambda: _neardup(
             p, jieba_idf, replace(full, signal=True), 16, default_verify
         ),
         "  - title off": lambda: _neardup(p, jieba_idf, replace(full, title=False), 16, default_verify),
