@@ -737,7 +737,7 @@ def read_fields(client: Elasticsearch, index: str) -> dict[str, str]:
 class _Changes(Sequence[_Update]):
     """The assignments of a clustering that differ from what the documents carry, as updates, each
     built when it is read: a first clustering changes every document, and a million (id, fields) updates held at
-    once took 278 MiB. ``routing`` holds the custom routing of the documents that have one, by id."""
+    once would take about 278 MiB. ``routing`` holds the custom routing of the documents that have one, by id."""
 
     def __init__(
         self,

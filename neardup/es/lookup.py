@@ -204,8 +204,8 @@ def _block_query(
         blocks: dict[str, Any] = {"tokens": tokens, "min_shared": shared}
         if check is not None:
             # the second check on each match as the segment's matches are found, before the version filter or
-            # anything else sees them: through a script filter each of a large index's ~1,000 chance matches per
-            # query also went through the conjunction with the version's postings and the script layer
+            # anything else sees them: a large index has ~1,000 chance matches per query, and a script filter
+            # would take each of them through the conjunction with the version's postings and the script layer too
             blocks["verify"] = check
         return {"neardup_blocks": blocks}
     if not ranked and min_shared <= 1:
@@ -261,7 +261,7 @@ def _no_verify_script(error: dict[str, Any]) -> bool:
     plugin older than it: ``unknown query``), its ``verify`` (a plugin whose query predates the check: the query
     ``does not take [verify]``), or the ``neardup`` script language and its ``verify`` script? Only those: the
     plugin's own refusals also name ``[neardup_blocks]`` (a field it cannot match, a bad parameter), and read as a
-    missing plugin they made the lookup fall back to a search that finds nothing, silently.
+    missing plugin they would make the lookup fall back to a search that finds nothing, silently.
 
     >>> _no_verify_script({"type": "parsing_exception", "reason": "unknown query [neardup_blocks]"})
     True

@@ -1,7 +1,7 @@
 """The stored documents a batch re-clusters, held in columns.
 
 ``reconcile`` holds every document of a version at once. As :class:`~mappings.schema.Stored` objects, with
-their stored assignments beside them, a million documents took 1,764 MiB (16 Python integers for the
+their stored assignments beside them, a million documents would take about 1.7 GiB (16 Python integers for the
 fingerprints, a NumPy array for the sketch, a string per field); here the fingerprints are one row of a
 ``uint64`` matrix, the sketches one ``uint32`` array with offsets, status and version one byte each, and the
 stored assignment one hash: about 870 MiB, of which the 128-value sketches are more than half. Rows are read back

@@ -49,7 +49,8 @@ def parse_documents(
             try:
                 items.append((decode_text(line, from_utf8=True), f"line {number}"))
             except JSONRefused as exc:
-                # a line that is not JSON stays an invalid document, as it always was
+                # a line that is not JSON is one bad document of the batch, refused as any other (the body
+                # itself is JSON lines); its other refusals (too deep, a lone surrogate) keep their own kind
                 kind = "invalid_document" if exc.kind == "invalid_json" else exc.kind
                 where = f"line {number}"
                 raise ApiError(400, kind, f"{where}: {exc}", detail={"at": where}) from exc
