@@ -52,10 +52,6 @@ class Report:
                 )
         return "\n".join(lines)
 
-    def write_json(self, path: Path) -> None:
-        """Write :meth:`as_json` to ``path`` (UTF-8, indented): the ``eval.json`` beside a results table."""
-        path.write_text(self.json_text(), encoding="utf-8")
-
     def json_text(self) -> str:
         """:meth:`as_json` as indented JSON text."""
         return json.dumps(self.as_json(), ensure_ascii=False, indent=2)
