@@ -235,6 +235,39 @@ def test_a_document_written_again_stays_the_canonical_of_its_cluster(
     assert (stored["b"][schema.CLUSTER], stored["b"][schema.DUPLICATE_OF]) == ("a", "a")
 
 
+def test_a_document_sent_again_keeps_its_time_while_it_is_still_a_near_duplicate(
+    es: Elasticsearch, flag_pipeline: str, index_name: str, fp: Fingerprinter
+) -> None:
+    """A client sending documents through the pipeline again (a retry, its ingest run again) without their neardup
+    fields: each keeps the time of its earlier copy while it is still a near-duplicate of it, as the service does,
+    so ``reconcile``, which orders by that time, leaves the canonical the canonical. The earlier copy is found by the
+    candidate search ("a", whose window entry has gone) or, sent moments ago, in the node's window ("d", never made
+    searchable); a text rewritten into another ("c") is a new document with a new time."""
+    articles = load_peoples_daily()
+    original = articles[0].text
+    setup_index(es, index_name)
+    es.indices.put_settings(index=index_name, settings={"refresh_interval": "-1"})
+
+    def time_of(doc_id: str) -> str:
+        return str(es.get(index=index_name, id=doc_id)["_source"][schema.ROOT][schema.INDEXED_AT])  # real time
+
+    _bulk(es, index_name, {"a": original, "c": articles[1].text}, NO_WINDOW)
+    _bulk(es, index_name, {"b": _reprint(original)}, NO_WINDOW)
+    es.indices.refresh(index=index_name)
+    first = {i: time_of(i) for i in ("a", "b", "c")}
+    _bulk(es, index_name, {"a": original.replace("。", "！", 2), "c": articles[2].text}, NO_WINDOW)
+    assert time_of("a") == first["a"] and time_of("c") > first["c"]
+    _bulk(es, index_name, {"d": articles[3].text}, LONG_WINDOW)
+    d_time = time_of("d")
+    _bulk(es, index_name, {"d": articles[3].text, "a": original}, LONG_WINDOW)
+    _bulk(es, index_name, {"a": original}, LONG_WINDOW)  # its copy of a moment ago is in the window
+    assert (time_of("d"), time_of("a"), time_of("b")) == (d_time, first["a"], first["b"])
+    reconcile(es, index_name, fp.version)
+    stored = _stored(es, index_name, ["a", "b", "c", "d"])
+    assert (stored["a"][schema.CLUSTER], stored["a"][schema.DUPLICATE_OF]) == ("a", None)
+    assert (stored["b"][schema.CLUSTER], stored["b"][schema.DUPLICATE_OF]) == ("a", "a")
+
+
 def test_a_document_sent_again_with_its_time_takes_no_later_document(
     es: Elasticsearch, flag_pipeline: str, index_name: str
 ) -> None:

@@ -99,11 +99,33 @@ final class CandidateSearch {
         return source.trackTotalHits(false);
     }
 
+    /** Elasticsearch's default {@code index.max_result_window}: no search may ask for more hits. */
+    private static final int MAX_RESULT_WINDOW = 10_000;
+    /** Above any candidate's score (at most the 64 shared tokens): the stored copy comes first. */
+    private static final float OWN_COPY_SCORE = 1_000f;
+
+    /**
+     * {@link #source} and, ranked before its candidates, the document's own stored copy of the same version: a document
+     * sent again keeps that copy's {@code indexed_at} while it is still a near-duplicate of it, as Python's
+     * {@code _kept_time} does with the copy it reads before writing; found by the same search, so at no extra request.
+     */
+    static SearchSourceBuilder sourceWithOwnCopy(String target, String id, Map<String, Object> fields, Fingerprinted doc,
+            FlagSettings settings) {
+        SearchSourceBuilder source = source(target, id, fields, doc, settings);
+        QueryBuilder own = QueryBuilders.constantScoreQuery(
+            QueryBuilders.boolQuery()
+                .filter(QueryBuilders.idsQuery().addIds(id))
+                .filter(QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION)))
+        ).boost(OWN_COPY_SCORE);
+        return source.query(QueryBuilders.boolQuery().should(source.query()).should(own))
+            .size(Math.min(settings.maxCandidates() + 1, MAX_RESULT_WINDOW));
+    }
+
     static SearchRequest request(String index, String target, String id, Map<String, Object> fields, Fingerprinted doc,
             FlagSettings settings) {
         // all shards or an error: a shard without a copy at this moment would hide its candidates, and the document
         // would be written as an original of a cluster of its own (Elasticsearch's default allows partial results)
-        return new SearchRequest(index).source(source(target, id, fields, doc, settings)).allowPartialSearchResults(false);
+        return new SearchRequest(index).source(sourceWithOwnCopy(target, id, fields, doc, settings)).allowPartialSearchResults(false);
     }
 
     /** A hit as {@code Stored.from_doc_values} reads it: seed 0 only, of the searched {@code version}. */

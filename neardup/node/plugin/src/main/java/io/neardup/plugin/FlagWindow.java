@@ -61,7 +61,8 @@ final class FlagWindow {
         final long seq;
         final String id;
         final String version;
-        final String indexedAt;
+        /** Its time: the registration's, or a stored copy's that it keeps ({@link #keepTime}) before it is assigned. */
+        private volatile String indexedAt;
         final Fingerprinted doc;
         private final int[] keys;
         /** Per key position, the previous entry of the segment with the same key (the chain's next link). */
@@ -82,6 +83,18 @@ final class FlagWindow {
             this.keys = keys(doc);
             this.previous = new Entry[keys.length];
             this.windowNanos = windowNanos;
+        }
+
+        String indexedAt() {
+            return indexedAt;
+        }
+
+        /**
+         * Takes the time of a stored copy of the same document that it is still a near-duplicate of (sent again): read
+         * by later documents once this one is assigned, so it must be set before.
+         */
+        void keepTime(String time) {
+            this.indexedAt = Objects.requireNonNull(time, "time");
         }
 
         /** The cluster this document was assigned, or null when its ingest failed (it will not be written). */
@@ -107,8 +120,11 @@ final class FlagWindow {
         }
     }
 
-    /** A registered document and the earlier entries of its index it shares a key with, oldest first. */
-    record Registration(Entry entry, List<Entry> earlier) {}
+    /**
+     * A registered document, the earlier entries of its index it shares a key with, oldest first, and its own newest
+     * earlier entry (the same id registered before, in the window still), or null.
+     */
+    record Registration(Entry entry, List<Entry> earlier, Entry previous) {}
 
     /**
      * The keys under which a document can meet another: for an {@code ok} one, each (seed, block) 16-bit block as
@@ -155,9 +171,10 @@ final class FlagWindow {
             Segment segment = segments.computeIfAbsent(index, k -> new Segment());
             Entry entry = new Entry(sequence++, id, version, indexedAt.get(), doc, windowNanos);
             List<Entry> earlier = segment.sharing(entry);
+            Entry previous = segment.byId.get(id);
             segment.append(entry);
             total++;
-            return new Registration(entry, earlier);
+            return new Registration(entry, earlier, previous);
         }
     }
 

@@ -34,6 +34,7 @@ import io.neardup.flag.CandidateRule;
 import io.neardup.flag.Fingerprinted;
 import io.neardup.flag.Option;
 import io.neardup.flag.OrderKey;
+import io.neardup.flag.Verify;
 
 /**
  * Cluster assignment of one fingerprinted document inside Elasticsearch, as the Python service's
@@ -98,10 +99,15 @@ final class Flagger {
         final FlagSettings settings;
         final Sink sink;
         final Supplier<ThreadContext.StoredContext> context;
+        /** The document came with its {@code indexed_at}, which stands. */
+        final boolean timeGiven;
         FlagWindow.Entry entry;
+        /** Its earlier copy in the window (sent again moments ago), of the same version, or null. */
+        FlagWindow.Entry previous;
 
-        Job(String index, String target, String id, Map<String, Object> fields, FlagSettings settings, Sink sink) {
+        Job(String index, String target, String id, Map<String, Object> fields, boolean timeGiven, FlagSettings settings, Sink sink) {
             this.index = index;
+            this.timeGiven = timeGiven;
             this.windowKey = index + '\u0000' + target;
             this.target = target;
             this.id = id;
@@ -115,7 +121,7 @@ final class Flagger {
 
         /** Its place in document order, once registered in the window (which gives it its {@code indexed_at}). */
         OrderKey order() {
-            return new OrderKey(entry.indexedAt, id);
+            return new OrderKey(entry.indexedAt(), id);
         }
 
         String describe() {
@@ -130,10 +136,12 @@ final class Flagger {
     void flag(String index, String target, String id, Map<String, Object> fields, String indexedAt, FlagSettings settings, Sink sink) {
         Job job = null;
         try {
-            job = new Job(index, target, id, fields, settings, sink);
+            job = new Job(index, target, id, fields, indexedAt != null, settings, sink);
             FlagWindow.Registration registration = window.register(job.windowKey, id, job.version, job.doc,
                 indexedAt != null ? () -> indexedAt : clock::next, settings.windowNanos());
             job.entry = registration.entry();
+            FlagWindow.Entry previous = registration.previous();
+            job.previous = previous != null && previous.version.equals(job.version) ? previous : null;
             search(job, admitted(job, registration.earlier()));
         } catch (RuntimeException e) {
             if (job == null) {
@@ -199,17 +207,21 @@ final class Flagger {
     }
 
     private void search(Job job, List<FlagWindow.Entry> admitted) {
-        CompletableFuture<?>[] waits = new CompletableFuture<?>[admitted.size()];
-        for (int k = 0; k < waits.length; k++) {
+        // the earlier copy's time may be a stored one it keeps: known once it is assigned
+        CompletableFuture<?>[] waits = new CompletableFuture<?>[admitted.size() + (job.previous == null ? 0 : 1)];
+        for (int k = 0; k < admitted.size(); k++) {
             waits[k] = admitted.get(k).cluster();
+        }
+        if (job.previous != null) {
+            waits[admitted.size()] = job.previous.cluster();
         }
         CompletableFuture<Void> earlierAssigned = CompletableFuture.allOf(waits);
         if (Fingerprinted.EMPTY.equals(job.doc.status())) { // never matches anything: no search (Python's match_none)
-            assemble(job, admitted, List.of());
+            afterSearch(job, admitted, List.of(), earlierAssigned);
             return;
         }
         ActionListener<SearchResponse> listener = ActionListener.wrap(response -> {
-            List<Candidate> hits = new ArrayList<>();
+            List<Candidate> hits = new ArrayList<>(); // the document's own stored copy first, when it has one
             for (SearchHit hit : response.getHits().getHits()) { // read now: the response is released after this call
                 hits.add(CandidateSearch.candidate(hit, job.target, job.version));
             }
@@ -239,14 +251,24 @@ final class Flagger {
         }
     }
 
-    private void assemble(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits) {
+    private void assemble(Job job, List<FlagWindow.Entry> admitted, List<Candidate> found) {
         try {
+            List<Candidate> hits = new ArrayList<>(found.size());
+            Candidate stored = null;
+            for (Candidate c : found) {
+                if (c.id().equals(job.id) == false) {
+                    hits.add(c);
+                } else if (stored == null) {
+                    stored = c;
+                }
+            }
+            keepTime(job, stored);
             List<Candidate> candidates = new ArrayList<>();
             Set<String> taken = new HashSet<>();
             for (FlagWindow.Entry e : admitted) {
                 String cluster = e.cluster().join();
                 if (cluster != null) { // null: its ingest failed, it will not be written
-                    candidates.add(new Candidate(e.id, e.doc, e.version, cluster, e.indexedAt));
+                    candidates.add(new Candidate(e.id, e.doc, e.version, cluster, e.indexedAt()));
                     taken.add(e.id);
                 }
             }
@@ -290,6 +312,31 @@ final class Flagger {
             }, e -> fail(job, e)));
         } catch (RuntimeException e) {
             fail(job, e);
+        }
+    }
+
+    /**
+     * A document sent again keeps the {@code indexed_at} of its earlier copy while it is still a near-duplicate of it
+     * (Python's {@code _kept_time}), so that {@code reconcile}, which orders by that time, never makes it the duplicate
+     * of a copy written after it: the copy is its window entry when it was sent moments ago (and written), else
+     * {@code stored}, found by the candidate search (of the same version), else none; a document that came with its
+     * time keeps that one.
+     */
+    private static void keepTime(Job job, Candidate stored) {
+        if (job.timeGiven) {
+            return;
+        }
+        Fingerprinted before = null;
+        String time = null;
+        if (job.previous != null && job.previous.cluster().join() != null) {
+            before = job.previous.doc;
+            time = job.previous.indexedAt();
+        } else if (stored != null) {
+            before = stored.doc();
+            time = stored.indexedAt();
+        }
+        if (time != null && time.isEmpty() == false && Verify.verify(job.doc, before, job.settings.verify()).isPresent()) {
+            job.entry.keepTime(time);
         }
     }
 
@@ -375,7 +422,7 @@ final class Flagger {
 
     private void finish(Job job, Assignment assignment) {
         try {
-            job.sink.write(assignment, job.entry.indexedAt);
+            job.sink.write(assignment, job.entry.indexedAt());
         } catch (RuntimeException e) {
             fail(job, e);
             return;

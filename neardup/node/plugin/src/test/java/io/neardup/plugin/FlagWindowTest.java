@@ -3,6 +3,7 @@ package io.neardup.plugin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
@@ -165,9 +166,25 @@ final class FlagWindowTest {
         register(window, "news", "b");
         FlagWindow.Registration c = register(window, "news", "c");
         assertEquals(List.of("a", "b"), ids(c.earlier()));
-        assertEquals("1970-01-01T00:00:00.000000004Z", c.entry().indexedAt); // taken at registration, in order
+        assertEquals("1970-01-01T00:00:00.000000004Z", c.entry().indexedAt()); // taken at registration, in order
         register(window, "news", "d"); // a later document does not change what c saw
         assertEquals(List.of("a", "b"), ids(c.earlier()));
+    }
+
+    @Test
+    void aDocumentRegisteredAgainIsGivenItsNewestEarlierEntryOfItsIndex() {
+        FlagWindow window = new FlagWindow(100, now::get);
+        FlagWindow.Registration first = register(window, "news", "a");
+        assertNull(first.previous());
+        FlagWindow.Entry b = register(window, "news", "b").entry();
+        register(window, "other", "a"); // another index's document of that id is another document
+        FlagWindow.Registration again = register(window, "news", "a");
+        assertSame(first.entry(), again.previous());
+        for (FlagWindow.Entry e : List.of(first.entry(), b, again.entry())) {
+            window.assigned(e, e.id);
+        }
+        now.addAndGet(6 * SECOND); // assigned more than the window's seconds ago: a search finds it now
+        assertNull(register(window, "news", "a").previous());
     }
 
     @Test
