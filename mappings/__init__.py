@@ -16,6 +16,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .schema import ROOT
+
 __all__ = [
     "COMPONENT_NAME",
     "DEFAULT_PIPELINE_SETTING",
@@ -93,9 +95,7 @@ def index_template_name(index: str) -> str:
 
 def _shipped_fields() -> dict[str, dict[str, Any]]:
     """The component template's ``neardup.*`` field mappings, shared: callers read them, never change them."""
-    props: dict[str, dict[str, Any]] = _load(_COMPONENT_FILE)["template"]["mappings"]["properties"]["neardup"][
-        "properties"
-    ]
+    props: dict[str, dict[str, Any]] = _load(_COMPONENT_FILE)["template"]["mappings"]["properties"][ROOT]["properties"]
     return props
 
 

@@ -24,8 +24,8 @@ from .common import reports_errors
 __all__ = ["demo_cmd", "load_demo"]
 
 BATCH = 100
-#: the index the demo corpus is loaded into (the web page's default, ``NEARDUP_UI_INDEX``)
-DEMO_INDEX = "demo-news"
+#: the index the demo corpus is loaded into: the web page's default (``NEARDUP_UI_INDEX`` unset)
+DEMO_INDEX = Settings.ui_index
 
 
 def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
     "--es-url",
     default=None,
     help="Use this Elasticsearch instead of starting the embedded one. Named here only, never read from "
-    "NEARDUP_ES_URL: the demo deletes and loads the demo-news index there.",
+    f"NEARDUP_ES_URL: the demo deletes and loads the {DEMO_INDEX} index there.",
 )
 def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, if_missing: bool, es_url: str | None) -> None:
     """Start the embedded Elasticsearch, load a demo corpus through the ingest pipeline, serve the API."""
