@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from typing import IO, Any, cast
 
 from apiflask import APIFlask
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Request, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from gunicorn.http.errors import ParseException
@@ -301,9 +303,6 @@ def create_app(config: Settings | Mapping[str, Any] | None = None) -> APIFlask:
 
 
 def _schema_of(schema: type) -> dict[str, Any]:
-    from apispec import APISpec
-    from apispec.ext.marshmallow import MarshmallowPlugin
-
     spec = APISpec("x", "1", "3.0.3", plugins=[MarshmallowPlugin()])
     spec.components.schema("DocumentIn", schema=schema)
     out: dict[str, Any] = spec.to_dict()["components"]["schemas"]["DocumentIn"]
