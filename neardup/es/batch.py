@@ -59,7 +59,7 @@ from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import Match, VerifyConfig
 from neardup.mappings import schema
 
-from .client import read_index_meta, write_index_meta
+from .client import of_version, read_index_meta, write_index_meta
 from .documents import text_value
 from .pipeline import fingerprint_in_pipeline
 from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder
@@ -638,7 +638,7 @@ def _fingerprint_stage(
     page before it is written, so an interrupted run leaves at most the page in flight to redo."""
     started = time.perf_counter()
     version = config.version(fingerprinter)
-    lacking: dict[str, Any] = {"term": {schema.path(schema.VERSION): version}}
+    lacking = of_version(version)
     query: dict[str, Any] = {"bool": {"must_not": [lacking]}}
     no_text = 0
     if config.record is None and holding is not None:
@@ -791,7 +791,7 @@ def reconcile(
     cfg = config or BatchConfig()
     started = time.perf_counter()
     fields = [*schema.LOOKUP_FIELDS, *schema.ASSIGNMENT_PATHS]
-    query = {"term": {schema.path(schema.VERSION): version}}
+    query = of_version(version)
     total = client.count(index=index, query=query)["count"]
     loading = TableBuilder()
     routing: dict[str, str] = {}  # empty unless the index has documents with custom routing

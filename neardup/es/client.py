@@ -41,6 +41,7 @@ __all__ = [
     "make_client",
     "never_sent",
     "not_written_to",
+    "of_version",
     "read_index_meta",
     "read_record_config",
     "record_config",
@@ -351,11 +352,16 @@ def default_pipelines(client: Elasticsearch, index: str) -> list[str]:
     return sorted({str(s["settings"][setting]) for s in found.values() if s.get("settings", {}).get(setting)})
 
 
+def of_version(version: str) -> dict[str, Any]:
+    """The query of the documents fingerprinted by ``version``; under ``must_not``, of those lacking it."""
+    return {"term": {schema.path(schema.VERSION): version}}
+
+
 def count_fingerprinted_otherwise(client: Elasticsearch, index: str, version: str) -> int:
     """How many documents of ``index`` lack fingerprint ``version``: texts, records of another field configuration,
     documents not fingerprinted at all. Records of that version are not compared with them (a lookup reads
     candidates of its own version) until a dedupe fingerprints them by it."""
-    query = {"bool": {"must_not": {"term": {schema.path(schema.VERSION): version}}}}
+    query = {"bool": {"must_not": of_version(version)}}
     return int(client.count(index=index, query=query)["count"])
 
 
