@@ -15,12 +15,14 @@ import shutil
 import subprocess
 import tarfile
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neardup.errors import NeardupError
 
-__all__ = ["Article", "Poem", "load_peoples_daily", "load_tang_editions"]
+__all__ = ["Article", "Poem", "load_peoples_daily", "load_song_ci", "load_tang_editions"]
 
 _TOKEN_RE = re.compile(r"\[?([^\s/\[\]]+)/[A-Za-z]+\]?[a-z]*")
 _FINAL = tuple("。！？”」…：）)")
@@ -106,27 +108,39 @@ def _norm_title(title: str) -> str:
     return unicodedata.normalize("NFKC", title).split(" ")[0].strip()
 
 
-def load_tang_editions(cache: Path) -> tuple[list[Poem], list[Poem]]:
-    """(全唐詩 poems, 御定全唐詩 poems) from the chinese-poetry package."""
-    archive = _npm_package(cache, "chinese-poetry", "2.0.1")
-    first: list[Poem] = []
-    second: list[Poem] = []
-    with tarfile.open(archive) as tar:
+def _poetry_items(cache: Path, pattern: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(file name, item) of every JSON file of the chinese-poetry package whose name matches ``pattern``, in the
+    archive's order."""
+    with tarfile.open(_npm_package(cache, "chinese-poetry", "2.0.1")) as tar:
         for member in tar.getmembers():
-            name = member.name
-            is_first = re.search(r"dist/quantangshi/poet\.tang\.\d+\.json$", name)
-            is_second = re.search(r"dist/yudingquantangshi/json/\d+\.json$", name)
-            if not (is_first or is_second):
+            if not re.search(pattern, member.name):
                 continue
             handle = tar.extractfile(member)
-            if handle is None:
-                continue
-            for item in json.load(handle):
-                poem = Poem(
-                    _norm_title(item.get("title", "")),
-                    item.get("author", ""),
-                    "".join(item.get("paragraphs", [])),
-                )
-                if poem.text:
-                    (first if is_first else second).append(poem)
+            if handle is not None:
+                for item in json.load(handle):
+                    yield member.name, item
+
+
+def load_tang_editions(cache: Path) -> tuple[list[Poem], list[Poem]]:
+    """(全唐詩 poems, 御定全唐詩 poems) from the chinese-poetry package."""
+    first: list[Poem] = []
+    second: list[Poem] = []
+    pattern = r"dist/(quantangshi/poet\.tang\.\d+|yudingquantangshi/json/\d+)\.json$"
+    for name, item in _poetry_items(cache, pattern):
+        poem = Poem(_norm_title(item.get("title", "")), item.get("author", ""), "".join(item.get("paragraphs", [])))
+        if poem.text:
+            (first if "/quantangshi/" in name else second).append(poem)
     return first, second
+
+
+def load_song_ci(cache: Path) -> tuple[list[Poem], list[Poem]]:
+    """(the 全宋詞 lyrics, their tune names as titles, lines kept apart; the lyricists' biographies, long prose with
+    Latin digits, brackets and bullets, as texts) from the chinese-poetry package."""
+    lyrics: list[Poem] = []
+    lives: list[Poem] = []
+    for name, item in _poetry_items(cache, r"dist/songci/(ci|author)\.song\.(\d+\.)?json$"):
+        if name.endswith("author.song.json"):
+            lives.append(Poem(item.get("name", ""), item.get("name", ""), item.get("description", "")))
+        else:
+            lyrics.append(Poem(item.get("rhythmic", ""), item.get("author", ""), "\n".join(item.get("paragraphs", []))))
+    return [p for p in lyrics if p.text], [p for p in lives if p.text]

@@ -1,5 +1,6 @@
 """The Java pipeline gives byte-identical ``neardup.*`` fingerprint fields to the Python core: on every
-People's Daily article, every poem of both Tang editions, and generated strings."""
+People's Daily article, every poem of both Tang editions, every Song lyric and lyricist's life, and generated
+strings."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
+from neardup.evaluation.corpus import load_peoples_daily, load_song_ci, load_tang_editions
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings.schema import record_fields
 from neardup.node.plugin_build import PluginBuild
@@ -59,6 +60,14 @@ def test_both_tang_editions(plugin: PluginBuild, fp: Fingerprinter) -> None:
     first, second = load_tang_editions(CACHE / "npm")
     poems = [(p.text, p.title or None) for p in first + second]
     _compare(plugin, fp, poems, "poems")
+
+
+def test_song_lyrics_and_lives(plugin: PluginBuild, fp: Fingerprinter) -> None:
+    """Lines kept apart by newlines, tune names as titles; long biographies mixing Latin digits and brackets."""
+    lyrics, lives = load_song_ci(CACHE / "npm")
+    _compare(
+        plugin, fp, [(p.text, p.title or None) for p in lyrics] + [(p.text, None) for p in lives], "lyrics and lives"
+    )
 
 
 _TEXT = st.text(
