@@ -88,27 +88,14 @@ def verify(a: Comparable, b: Comparable, config: VerifyConfig) -> Match | None:
 
     With metadata on both (``mu`` < 1) the decision is the combined score alone: near-identical text with
     different tags is not a duplicate, whatever the Hamming distance. Documents not ``ok`` (too short for
-    fingerprints) need the same exact hash and status, their content then agreeing fully (1.0), combined so too.
-
-    >>> from dataclasses import replace
-    >>> from neardup.ingest.fingerprint import Fingerprinter
-    >>> from neardup.ingest.metadata import meta_signature
-    >>> short = Fingerprinter.default().fingerprint("好")
-    >>> tagged = [replace(short, meta=meta_signature({"tags": [t]})) for t in ("a", "b")]
-    >>> verify(short, short, VerifyConfig()), verify(*tagged, VerifyConfig(mu=0.5, min_combined=0.6))
-    (Match(distance=0, similarity=1.0), None)
-    >>> verify(*tagged, VerifyConfig(mu=0.8))
-    Match(distance=0, similarity=0.8)
+    fingerprints) match by the same exact hash and status alone, metadata or not: the candidate rule pairs each with
+    the first of its hash only (:func:`~neardup.ingest.cluster.record_candidate_pairs`), which finds every such pair
+    only while all of them agree.
     """
     if a.status == "empty" or b.status == "empty":
         return None
     if a.status != "ok" or b.status != "ok":
-        if a.exact != b.exact or a.status != b.status:
-            return None
-        score = _combined(a, b, 1.0, config)
-        if score is None:
-            return Match(0, 1.0)
-        return Match(0, score) if score >= config.min_combined else None
+        return Match(0, 1.0) if a.exact == b.exact and a.status == b.status else None
     distance = hamming(a.fingerprint, b.fingerprint)
     if not config.use_sketch:
         return Match(distance, 1.0 - distance / 64) if distance <= config.max_distance else None
@@ -212,14 +199,10 @@ def close_to_canonical(doc: Comparable, canonical: Comparable, config: VerifyCon
     """The drift guard: may ``doc`` (matched to some member) join the cluster of ``canonical``?
 
     It must still resemble the canonical weakly: sketches at ``near_jaccard`` or fingerprints within
-    ``max_distance`` (twice that without sketches). Too-short documents need the same exact hash (and with
-    metadata on both, the combined score of full content agreement at ``near_jaccard``).
+    ``max_distance`` (twice that without sketches). Too-short documents need the same exact hash.
     """
     if doc.status != "ok" or canonical.status != "ok":
-        if doc.exact != canonical.exact or "empty" in (doc.status, canonical.status):
-            return False
-        score = _combined(doc, canonical, 1.0, config)
-        return score is None or score >= config.near_jaccard
+        return doc.exact == canonical.exact and "empty" not in (doc.status, canonical.status)
     distance = hamming(doc.fingerprint, canonical.fingerprint)
     if not config.use_sketch:
         return distance <= 2 * config.max_distance

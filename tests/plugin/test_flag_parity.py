@@ -16,7 +16,6 @@ import json
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -267,13 +266,7 @@ def test_records_with_metadata(plugin: PluginBuild, fp: Fingerprinter, articles:
         rows.append({"body": a.text.replace("。", "！", 2), "tags": retagged})
         if rng.random() < 0.3:
             rows.append({"body": a.text})  # no tags: metadata on one side only
-    for k in range(16):  # too short for fingerprints: the exact hash decides, and the tags with it under a low mu
-        rows.append({"body": ["好的", "收到"][k % 2], "tags": rng.sample(vocab[:3], 2)})
     rng.shuffle(rows)
     records = [fp.fingerprint_record(r, cfg) for r in rows]
-    assert sum(r.meta is not None for r in records) > 200 and sum(r.status == "too_short" for r in records) == 16
+    assert sum(r.meta is not None for r in records) > 200
     compare(plugin, records, "metadata", cfg.verify_config(VerifyConfig()))
-    low_mu = replace(cfg.verify_config(VerifyConfig()), mu=0.3, min_combined=0.6)
-    rows_low = compare(plugin, records, "metadata, mu 0.3", low_mu)
-    joined = [row for row, r in zip(rows_low, records, strict=True) if r.status == "too_short" and row[1] is not None]
-    assert 0 < len(joined) < 14  # some tags agree enough, others not: both ways compared

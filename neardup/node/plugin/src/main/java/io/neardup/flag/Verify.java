@@ -17,9 +17,8 @@ public final class Verify {
 
     /**
      * The match of {@code a} and {@code b} under {@code config}, or empty. An {@code empty} document never matches;
-     * a pair with any document not {@code ok} matches (distance 0) only with equal exact hashes and equal statuses,
-     * its content agreeing fully (similarity 1, or with metadata on both and {@code mu < 1} the combined score of 1,
-     * at {@code min_combined}); otherwise the sketches decide ({@code min_jaccard}, or {@code near_jaccard} within
+     * a pair with any document not {@code ok} matches (distance 0, similarity 1) only with equal exact hashes and
+     * equal statuses; otherwise the sketches decide ({@code min_jaccard}, or {@code near_jaccard} within
      * {@code max_distance} bits), or, with metadata on both and {@code mu < 1}, the combined score alone.
      */
     public static Optional<Match> verify(Fingerprinted a, Fingerprinted b, VerifyConfig config) {
@@ -27,14 +26,8 @@ public final class Verify {
             return Optional.empty();
         }
         if (a.isOk() == false || b.isOk() == false) {
-            if (a.exact().equals(b.exact()) == false || a.status().equals(b.status()) == false) {
-                return Optional.empty();
-            }
-            if (combinedApplies(a, b, config) == false) {
-                return Optional.of(new Match(0, 1.0));
-            }
-            double score = Similarity.combined(1.0, Similarity.metaJaccard(a.metaValues(), b.metaValues()), config.mu());
-            return score >= config.minCombined() ? Optional.of(new Match(0, score)) : Optional.empty();
+            boolean same = a.exact().equals(b.exact()) && a.status().equals(b.status());
+            return same ? Optional.of(new Match(0, 1.0)) : Optional.empty();
         }
         int distance = Long.bitCount(a.fingerprint() ^ b.fingerprint());
         if (config.useSketch() == false) {
@@ -55,20 +48,14 @@ public final class Verify {
      * The drift guard: may {@code doc}, matched to some member of a cluster, join it although that member is not the
      * cluster's canonical? It must still resemble the canonical weakly: sketches at {@code near_jaccard} or seed-0
      * fingerprints within {@code max_distance} bits (within twice that without sketches; the combined score at
-     * {@code near_jaccard} with metadata on both). Documents not {@code ok} need the same exact hash (and with metadata
-     * on both, the combined score of full content agreement at {@code near_jaccard}), and neither may be
+     * {@code near_jaccard} with metadata on both). Documents not {@code ok} need the same exact hash, and neither may be
      * {@code empty}; unlike {@link #verify} the statuses need not be equal, as in Python.
      */
     public static boolean closeToCanonical(Fingerprinted doc, Fingerprinted canonical, VerifyConfig config) {
         if (doc.isOk() == false || canonical.isOk() == false) {
-            if (doc.exact().equals(canonical.exact()) == false
-                || Fingerprinted.EMPTY.equals(doc.status())
-                || Fingerprinted.EMPTY.equals(canonical.status())) {
-                return false;
-            }
-            return combinedApplies(doc, canonical, config) == false
-                || Similarity.combined(1.0, Similarity.metaJaccard(doc.metaValues(), canonical.metaValues()), config.mu())
-                    >= config.nearJaccard();
+            return doc.exact().equals(canonical.exact())
+                && Fingerprinted.EMPTY.equals(doc.status()) == false
+                && Fingerprinted.EMPTY.equals(canonical.status()) == false;
         }
         int distance = Long.bitCount(doc.fingerprint() ^ canonical.fingerprint());
         if (config.useSketch() == false) {

@@ -92,20 +92,6 @@ class VerifyTest {
     }
 
     @Test
-    void tooShortTextsWithMetadataNeedTheCombinedScoreOfFullContentAgreement() {
-        Fingerprinted a = new Fingerprinted(new long[0], new long[] { 5 }, "h", Fingerprinted.TOO_SHORT, new long[] { 1, 2, 3, 4 }, true);
-        Fingerprinted b = new Fingerprinted(new long[0], new long[] { 5 }, "h", Fingerprinted.TOO_SHORT, new long[] { 1, 7, 8, 9 }, true);
-        // metadata 1/4: combined 0.5 + 0.5 * 0.25 = 0.625 at mu 0.5, 0.2 + 0.8 * 0.25 = 0.4 at mu 0.2
-        assertEquals(Optional.of(new Match(0, 0.625)), Verify.verify(a, b, new VerifyConfig(3, 0.35, 0.2, true, 0.5, 0.6)));
-        assertEquals(Optional.empty(), Verify.verify(a, b, new VerifyConfig(3, 0.35, 0.2, true, 0.2, 0.6)));
-        assertTrue(Verify.closeToCanonical(a, b, new VerifyConfig(3, 0.35, 0.5, true, 0.5, 0.6)));
-        assertFalse(Verify.closeToCanonical(a, b, new VerifyConfig(3, 0.35, 0.5, true, 0.2, 0.6)));
-        // without metadata on both, or with mu 1, the exact hash alone decides
-        assertEquals(Optional.of(new Match(0, 1.0)), Verify.verify(a, b, DEFAULT));
-        assertEquals(Optional.of(new Match(0, 1.0)), Verify.verify(a, other(Fingerprinted.TOO_SHORT, "h"), new VerifyConfig(3, 0.35, 0.2, true, 0.2, 0.6)));
-    }
-
-    @Test
     void roundingIsPythons() {
         assertEquals(2.67, PyRound.round(2.675, 2));
         assertEquals(0.0001, PyRound.round(0.00005, 4));
