@@ -183,7 +183,7 @@ def _tie_key(value: Any) -> Any:
 
 #: the drivers that take a ``connect_timeout`` in seconds covering the whole opening of a connection (libpq's, which
 #: otherwise waits as long as the system's TCP retries, minutes) or its TCP connect (the MySQL drivers')
-_CONNECT_TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
+_CONNECT_TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb", "mariadbconnector"})
 
 
 def _connect_args(url: sa.URL, timeout: float | None) -> dict[str, Any]:

@@ -266,6 +266,12 @@ def test_a_document_sent_again_keeps_its_time_while_it_is_still_a_near_duplicate
     stored = _stored(es, index_name, ["a", "b", "c", "d"])
     assert (stored["a"][schema.CLUSTER], stored["a"][schema.DUPLICATE_OF]) == ("a", None)
     assert (stored["b"][schema.CLUSTER], stored["b"][schema.DUPLICATE_OF]) == ("a", "a")
+    # a stored copy whose fields do not read (written by another client) is no copy to keep a time from, not a failure
+    broken = stored["c"] | {schema.HEX: "not hex"}
+    es.index(index=index_name, id="c", document={"text": articles[2].text, schema.ROOT: broken}, pipeline="_none")
+    es.indices.refresh(index=index_name)
+    assert _bulk(es, index_name, {"c": articles[2].text}, NO_WINDOW)["c"]["status"] == 200
+    assert time_of("c") > stored["c"][schema.INDEXED_AT]
 
 
 def test_a_document_sent_again_with_its_time_takes_no_later_document(

@@ -28,7 +28,8 @@ import java.util.function.Predicate;
  *
  * <p>Candidates are ordered by {@code indexed_at}, then id, as Python's {@code assign_batch} orders a batch's own
  * documents and stored ones; a caller gives each document its {@code indexed_at} before flagging the next (later
- * times for later documents).
+ * times for later documents, but for a document sent again, which keeps its stored copy's time as Python's
+ * {@code _times} does).
  */
 public final class Assigner {
     private final VerifyConfig config;

@@ -26,7 +26,9 @@ import io.neardup.search.SketchCheck;
  * exact hash and status),
  * the plugin's second check inside that query ({@code verify_params}: it runs on the shards, so the
  * {@code max_candidates} cap is spent on real matches, not on chance block matches of a large index), the document's
- * own id excluded, read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}).
+ * own id excluded, read from doc values only ({@code CANDIDATE_DOC_VALUES}, no {@code _source}). The request
+ * ({@link #request}) also asks for the document's own stored copy, apart from the candidates
+ * ({@link #sourceWithOwnCopy}).
  *
  * <p>Field names are relative to the processor's {@code target_field} ({@code neardup} for Python's).
  */
@@ -99,15 +101,18 @@ final class CandidateSearch {
         return source.trackTotalHits(false);
     }
 
-    /** Elasticsearch's default {@code index.max_result_window}: no search may ask for more hits. */
-    private static final int MAX_RESULT_WINDOW = 10_000;
-    /** Above any candidate's score (at most the 64 shared tokens): the stored copy comes first. */
+    /**
+     * Above any candidate's score (at most the 64 shared tokens, or the exact-hash clause's 64): the stored copy comes
+     * first on every shard.
+     */
     private static final float OWN_COPY_SCORE = 1_000f;
 
     /**
      * {@link #source} and, ranked before its candidates, the document's own stored copy of the same version: a document
      * sent again keeps that copy's {@code indexed_at} while it is still a near-duplicate of it, as Python's
      * {@code _kept_time} does with the copy it reads before writing; found by the same search, so at no extra request.
+     * The size stays {@code max_candidates} (an index's {@code max_result_window} may be no larger): with a stored
+     * copy, one candidate fewer, which matters only when more match than the cap.
      */
     static SearchSourceBuilder sourceWithOwnCopy(String target, String id, Map<String, Object> fields, Fingerprinted doc,
             FlagSettings settings) {
@@ -117,8 +122,7 @@ final class CandidateSearch {
                 .filter(QueryBuilders.idsQuery().addIds(id))
                 .filter(QueryBuilders.termQuery(path(target, FlagFields.VERSION), (String) fields.get(FlagFields.VERSION)))
         ).boost(OWN_COPY_SCORE);
-        return source.query(QueryBuilders.boolQuery().should(source.query()).should(own))
-            .size(Math.min(settings.maxCandidates() + 1, MAX_RESULT_WINDOW));
+        return source.query(QueryBuilders.boolQuery().should(source.query()).should(own));
     }
 
     static SearchRequest request(String index, String target, String id, Map<String, Object> fields, Fingerprinted doc,

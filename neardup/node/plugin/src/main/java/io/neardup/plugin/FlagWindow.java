@@ -156,7 +156,8 @@ final class FlagWindow {
 
     /**
      * Registers a document of {@code index} and returns it with the earlier entries it shares a key with. Its
-     * {@code indexed_at} is taken inside the registration, so window order is time order for a node's own clock.
+     * {@code indexed_at} is taken inside the registration, so window order is time order for a node's own clock (but for
+     * a document sent again, which may keep its stored copy's earlier time: {@link Entry#keepTime}).
      */
     Registration register(String index, String id, String version, Fingerprinted doc, Supplier<String> indexedAt, long windowNanos) {
         synchronized (this) {

@@ -217,18 +217,23 @@ final class Flagger {
         }
         CompletableFuture<Void> earlierAssigned = CompletableFuture.allOf(waits);
         if (Fingerprinted.EMPTY.equals(job.doc.status())) { // never matches anything: no search (Python's match_none)
-            afterSearch(job, admitted, List.of(), earlierAssigned);
+            afterSearch(job, admitted, List.of(), null, earlierAssigned);
             return;
         }
         ActionListener<SearchResponse> listener = ActionListener.wrap(response -> {
-            List<Candidate> hits = new ArrayList<>(); // the document's own stored copy first, when it has one
+            List<Candidate> hits = new ArrayList<>();
+            List<SearchHit> own = new ArrayList<>();
             for (SearchHit hit : response.getHits().getHits()) { // read now: the response is released after this call
-                hits.add(CandidateSearch.candidate(hit, job.target, job.version));
+                if (hit.getId().equals(job.id)) {
+                    own.add(hit);
+                } else {
+                    hits.add(CandidateSearch.candidate(hit, job.target, job.version));
+                }
             }
-            afterSearch(job, admitted, hits, earlierAssigned);
+            afterSearch(job, admitted, hits, storedCopy(job, own), earlierAssigned);
         }, e -> {
             if (ExceptionsHelper.unwrapCause(e) instanceof IndexNotFoundException) {
-                afterSearch(job, admitted, List.of(), earlierAssigned); // nothing indexed yet: the write creates the index
+                afterSearch(job, admitted, List.of(), null, earlierAssigned); // nothing indexed yet: the write creates the index
             } else {
                 fail(job, new IllegalStateException("neardup flagging: the candidate search for " + job.describe()
                     + " failed: " + ExceptionsHelper.unwrapCause(e), e));
@@ -243,25 +248,33 @@ final class Flagger {
         ));
     }
 
-    private void afterSearch(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, CompletableFuture<Void> earlierAssigned) {
-        if (earlierAssigned.isDone()) {
-            assemble(job, admitted, hits);
-        } else {
-            earlierAssigned.whenCompleteAsync((ignored, e) -> inContext(job, () -> assemble(job, admitted, hits)), executor);
+    /**
+     * The document's stored copy among the search's hits of its own id: the one in the index written to, whose fields
+     * read; none when it has none there, when an alias of several indices holds the id more than once (which copy is
+     * this document's?), or when its fields do not read (as Python's {@code _kept_time} reads nothing then).
+     */
+    private static Candidate storedCopy(Job job, List<SearchHit> own) {
+        if (own.size() != 1 || own.get(0).getIndex().equals(job.index) == false) {
+            return null;
+        }
+        try {
+            return CandidateSearch.candidate(own.get(0), job.target, job.version);
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 
-    private void assemble(Job job, List<FlagWindow.Entry> admitted, List<Candidate> found) {
+    private void afterSearch(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, Candidate stored,
+            CompletableFuture<Void> earlierAssigned) {
+        if (earlierAssigned.isDone()) {
+            assemble(job, admitted, hits, stored);
+        } else {
+            earlierAssigned.whenCompleteAsync((ignored, e) -> inContext(job, () -> assemble(job, admitted, hits, stored)), executor);
+        }
+    }
+
+    private void assemble(Job job, List<FlagWindow.Entry> admitted, List<Candidate> hits, Candidate stored) {
         try {
-            List<Candidate> hits = new ArrayList<>(found.size());
-            Candidate stored = null;
-            for (Candidate c : found) {
-                if (c.id().equals(job.id) == false) {
-                    hits.add(c);
-                } else if (stored == null) {
-                    stored = c;
-                }
-            }
             keepTime(job, stored);
             List<Candidate> candidates = new ArrayList<>();
             Set<String> taken = new HashSet<>();
