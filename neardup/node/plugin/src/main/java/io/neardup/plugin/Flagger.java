@@ -102,7 +102,7 @@ final class Flagger {
         /** The document came with its {@code indexed_at}, which stands. */
         final boolean timeGiven;
         FlagWindow.Entry entry;
-        /** Its earlier copy in the window (sent again moments ago), of the same version, or null. */
+        /** Its earlier copy in the window (sent again moments ago), of the same version, or null (also with a given time). */
         FlagWindow.Entry previous;
 
         Job(String index, String target, String id, Map<String, Object> fields, boolean timeGiven, FlagSettings settings, Sink sink) {
@@ -141,7 +141,9 @@ final class Flagger {
                 indexedAt != null ? () -> indexedAt : clock::next, settings.windowNanos());
             job.entry = registration.entry();
             FlagWindow.Entry previous = registration.previous();
-            job.previous = previous != null && previous.version.equals(job.version) ? previous : null;
+            // waited for only when its time may be kept: not for a document that came with its own
+            boolean keeps = job.timeGiven == false && previous != null && previous.version.equals(job.version);
+            job.previous = keeps ? previous : null;
             search(job, admitted(job, registration.earlier()));
         } catch (RuntimeException e) {
             if (job == null) {
