@@ -18,8 +18,8 @@ import jieba
 from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.cli.offline import InputDoc, fingerprint_all
 from neardup.config import Settings
-from neardup.es.documents import Incoming
 from neardup.evaluation.corpus import load_peoples_daily, load_tang_editions
+from neardup.incoming.documents import Incoming
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
 from neardup.ingest.normalize import normalize
 

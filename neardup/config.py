@@ -61,7 +61,7 @@ class Settings:
     #: than the index's refresh interval
     recent_seconds: float = 5.0
     #: a file through which the processes of one host share what they wrote in the last ``recent_seconds``
-    #: (:mod:`neardup.es.journal`): ``neardup serve`` with several workers makes one for them when this is
+    #: (:mod:`neardup.recent.journal`): ``neardup serve`` with several workers makes one for them when this is
     #: empty; set it to share one between several ``neardup serve`` of a host
     recent_journal: str = ""
     #: when true, the service has the cluster's neardup ingest processor fingerprint posted texts (the same

@@ -8,7 +8,7 @@ What a request may be, checked before any view runs, each refusal in the JSON er
 
 - the body: at most ``NEARDUP_MAX_BODY_BYTES`` (413), however it arrives: with Content-Length, or
   chunked (then read up to the limit, and refused at the first byte past it, never cut there);
-- a JSON body is decoded once, by :func:`neardup.es.json_input.decode_json` (the app's JSON provider), which
+- a JSON body is decoded once, by :func:`neardup.incoming.json_input.decode_json` (the app's JSON provider), which
   refuses nesting deeper than 100 levels and lone surrogates (400);
 - the request line: at most :data:`MAX_REQUEST_LINE_BYTES` (414); a header field: at most
   :data:`MAX_HEADER_FIELD_BYTES` (431). gunicorn (``server.py``) lets them through to here, up to
@@ -38,10 +38,10 @@ from werkzeug.wsgi import LimitedStream
 from neardup.config import Settings
 from neardup.es.client import RecordConfigs, make_client
 from neardup.es.indexing import IngestConfig
-from neardup.es.journal import Journal
-from neardup.es.json_input import JSONRefused, decode_json
-from neardup.es.recent import RecentWrites
+from neardup.incoming.json_input import JSONRefused, decode_json
 from neardup.ingest.fingerprint import Fingerprinter
+from neardup.recent.journal import Journal
+from neardup.recent.writes import RecentWrites
 
 from . import web
 from .api import clusters, documents, indices, jobs, meta, search

@@ -75,7 +75,7 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
 def shared_journal(settings: Settings, workers: int) -> Iterator[Settings]:
     """``settings`` with a recent-writes journal for ``workers`` processes: a new one in memory-backed
     storage (removed on leaving) when there are several workers and ``recent_journal`` names none; a worker
-    then finds the near-duplicates another wrote before the next refresh (:mod:`neardup.es.journal`)."""
+    then finds the near-duplicates another wrote before the next refresh (:mod:`neardup.recent.journal`)."""
     if workers < 2 or settings.recent_journal:
         yield settings
         return

@@ -16,8 +16,8 @@ from neardup.es.client import RecordConfigs
 from neardup.es.indexing import IngestConfig
 from neardup.es.lookup import has_verify_script
 from neardup.es.pipeline import PluginMissing, fingerprint_in_pipeline, install_pipeline, pipeline_id
-from neardup.es.recent import RecentWrites
 from neardup.ingest.fingerprint import Fingerprinter, Record
+from neardup.recent.writes import RecentWrites
 
 __all__ = ["ServiceState", "state"]
 

@@ -25,6 +25,7 @@ LAYERS = [
     "neardup.cli",
     "neardup.service | neardup.integrations | neardup.evaluation",
     "neardup.es | neardup.node",
+    "neardup.incoming | neardup.recent",
     "neardup.mappings",
     "neardup.ingest",
 ]

@@ -12,10 +12,10 @@ import click
 from neardup import node as esnode
 from neardup.config import Settings
 from neardup.es.client import make_client, setup_index
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.sets import news_set
+from neardup.incoming.documents import Incoming
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.service.server import serve
 

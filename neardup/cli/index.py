@@ -29,17 +29,17 @@ from neardup.es.client import (
     setup_index,
     validate_index_name,
 )
-from neardup.es.documents import DocumentFields, Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.jobs import run_job
 from neardup.es.lookup import has_verify_script
 from neardup.es.pipeline import check_pipeline, install_pipeline, use_pipeline
-from neardup.es.recent import RecentWrites
+from neardup.incoming.documents import DocumentFields, Incoming
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.integrations.kibana import import_objects, load_objects, saved_objects_path
 from neardup.integrations.sql_import import ImportInterrupted, ImportSpec, ImportStopped, make_url_safe, run_import
+from neardup.recent.writes import RecentWrites
 from neardup.service.server import serve
 
 from .common import EXIT_INTERRUPTED, fail, reports_errors

@@ -19,10 +19,10 @@ from tqdm import tqdm
 
 from neardup.config import Settings
 from neardup.errors import UsageError
-from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
-from neardup.es.json_input import JSONRefused, decode_json, decode_text
 from neardup.evaluation.metrics import pairwise_scores
 from neardup.evaluation.report import DEFAULT_GROUPS, DEFAULT_SEEDS, DEFAULT_SINGLES, run_eval
+from neardup.incoming.documents import DocumentError, DocumentFields, Incoming, validate_document
+from neardup.incoming.json_input import JSONRefused, decode_json, decode_text
 from neardup.ingest.bits import to_hex, to_signed
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter, Record

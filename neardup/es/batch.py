@@ -52,6 +52,7 @@ from elasticsearch import Elasticsearch, helpers
 
 from neardup.config import Settings
 from neardup.errors import UsageError
+from neardup.incoming.documents import text_value
 from neardup.ingest.cluster import Assignment, cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
@@ -60,7 +61,6 @@ from neardup.ingest.verify import Match, VerifyConfig
 from neardup.mappings import schema
 
 from .client import of_version, read_index_meta, write_index_meta
-from .documents import text_value
 from .pipeline import fingerprint_in_pipeline
 from .stored_table import CLUSTERED_FROM, StoredTable, TableBuilder
 

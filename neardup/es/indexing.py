@@ -5,7 +5,7 @@ Each document of a batch is assigned by the offline clustering's own rule
 still resembles that cluster's canonical document, else it starts a cluster named by its own id. This
 module only supplies the matches: documents already in Elasticsearch (candidates from
 :func:`neardup.es.lookup.search_candidates`, with their stored clusters), documents this process wrote
-moments ago (:class:`~neardup.es.recent.RecentWrites`) and earlier documents of the same batch; the last
+moments ago (:class:`~neardup.recent.writes.RecentWrites`) and earlier documents of the same batch; the last
 two by the offline candidate rule (:func:`neardup.ingest.cluster.record_candidate_pairs`), since
 Elasticsearch sees a document only after a refresh. When all else is equal the earlier document ranks first,
 by ``indexed_at`` and then id, wherever it was found; a document written again keeps its ``indexed_at``.
@@ -38,6 +38,7 @@ from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError, Trans
 
 from neardup.config import Settings
 from neardup.errors import BatchNotUndone, NeardupError
+from neardup.incoming.documents import Incoming
 from neardup.ingest.cluster import DEFAULT_MIN_SHARED, Option, choose, record_candidate_pairs
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.verify import (
@@ -51,12 +52,11 @@ from neardup.ingest.verify import (
 )
 from neardup.mappings import schema
 from neardup.mappings.schema import Stored
+from neardup.recent.writes import RecentWrites
 
 from .client import never_sent
-from .documents import Incoming
 from .lookup import search_candidates
 from .pipeline import NO_PIPELINE, PipelineMissing, other_version
-from .recent import RecentWrites
 
 __all__ = [
     "Assigned",
@@ -75,7 +75,7 @@ class IngestConfig:
     #: how many (seed, block) tokens a candidate must share (the offline candidate rule's, by default)
     min_shared: int = DEFAULT_MIN_SHARED
     #: Elasticsearch's ``refresh`` for the writes; documents written moments ago are found through
-    #: :class:`~neardup.es.recent.RecentWrites` rather than by waiting for a refresh
+    #: :class:`~neardup.recent.writes.RecentWrites` rather than by waiting for a refresh
     refresh: str = "false"
     #: run the block match and the second check inside Elasticsearch (the cluster has neardup's plugin)
     in_es: bool = False
@@ -162,7 +162,7 @@ def assign_batch(
     ``reconcile`` take them: a document sent again keeps its time and comes before the new ones.
 
     ``recent``: documents written moments ago that a search may not see yet (see
-    :mod:`neardup.es.recent`); they are candidates as stored documents are, by the offline candidate
+    :mod:`neardup.recent.writes`); they are candidates as stored documents are, by the offline candidate
     rule, and replace a search hit of the same id."""
     order = sorted(range(len(ids)), key=lambda k: (times[k], ids[k]))
     ids, records, times = [ids[k] for k in order], [records[k] for k in order], [times[k] for k in order]

@@ -32,11 +32,11 @@ from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed, NeardupError, UsageError
+from neardup.incoming.documents import DocumentFields
 from neardup.ingest.fingerprint import Record
 from neardup.mappings import DEFAULT_PIPELINE_SETTING, schema
 
 from .client import default_pipelines, install_index_template, read_record_config, validate_index_name
-from .documents import DocumentFields
 
 __all__ = [
     "FLAG_PIPELINE_ID",

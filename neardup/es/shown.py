@@ -23,9 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from neardup.incoming.documents import text_value
 from neardup.ingest.records import RecordConfig
-
-from .documents import text_value
 
 __all__ = ["Shown"]
 

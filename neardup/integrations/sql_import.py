@@ -47,13 +47,13 @@ from neardup.es.client import (
     setup_index,
     write_record_config,
 )
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch
 from neardup.es.pipeline import text_pipeline, text_pipeline_problem
-from neardup.es.recent import RecentWrites
+from neardup.incoming.documents import Incoming
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.ingest.verify import VerifyConfig
+from neardup.recent.writes import RecentWrites
 
 __all__ = ["BadRow", "ImportInterrupted", "ImportResult", "ImportSpec", "ImportStopped", "Mark", "run_import"]
 

@@ -16,10 +16,10 @@ from apiflask import APIBlueprint
 from elasticsearch import BadRequestError, NotFoundError
 from flask import request
 
-from neardup.es.documents import DocumentError, Incoming, check_not_reserved, record_text
 from neardup.es.indexing import IngestConfig, ItemResult, index_batch, index_batch_in_pipeline
 from neardup.es.lookup import Found, find_duplicates
 from neardup.es.pipeline import PipelineMissing
+from neardup.incoming.documents import DocumentError, Incoming, check_not_reserved, record_text
 from neardup.ingest.fingerprint import Record
 from neardup.ingest.records import RecordConfig, RecordError
 from neardup.mappings import schema

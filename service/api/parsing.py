@@ -7,8 +7,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from neardup.es.documents import DocumentError, DocumentFields, Incoming, validate_document
-from neardup.es.json_input import JSONRefused, decode_text
+from neardup.incoming.documents import DocumentError, DocumentFields, Incoming, validate_document
+from neardup.incoming.json_input import JSONRefused, decode_text
 
 from ..errors import ApiError
 

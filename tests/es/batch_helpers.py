@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from elasticsearch import Elasticsearch
 
-from neardup.es.documents import Incoming
 from neardup.evaluation.corpus import load_peoples_daily
+from neardup.incoming.documents import Incoming
 
 __all__ = ["distinct_docs", "stored_ids"]
 

@@ -8,14 +8,14 @@ from elasticsearch import Elasticsearch
 
 from neardup.es import batch
 from neardup.es.client import setup_index
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch, index_batch_in_pipeline
-from neardup.es.recent import RecentWrites
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.sets import Doc, news_set
+from neardup.incoming.documents import Incoming
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import VerifyConfig
+from neardup.recent.writes import RecentWrites
 
 pytestmark = pytest.mark.es
 

@@ -14,9 +14,9 @@ from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import Elasticsearch
 
 from neardup.es.client import FirstNamed, never_sent, setup_index
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, ItemResult, _bulk_once, index_batch, index_batch_in_pipeline
 from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, nodes_without_processor
+from neardup.incoming.documents import Incoming
 from neardup.ingest.fingerprint import Fingerprinter
 from tests.es.batch_helpers import distinct_docs, stored_ids
 from tests.es.holding_proxy import TIMEOUT, HoldingProxy, holding_proxy

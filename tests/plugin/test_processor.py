@@ -21,7 +21,6 @@ from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed, UsageError
 from neardup.es import pipeline as pipeline_module
 from neardup.es.client import setup_index
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.es.pipeline import (
     FLAG_PIPELINE_ID,
@@ -33,6 +32,7 @@ from neardup.es.pipeline import (
     pipeline_id,
 )
 from neardup.evaluation.corpus import load_peoples_daily
+from neardup.incoming.documents import Incoming
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.mappings import schema
 from tests.nodes import own_node

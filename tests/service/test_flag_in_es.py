@@ -14,10 +14,10 @@ from elasticsearch import Elasticsearch
 from neardup.config import Settings
 from neardup.errors import ClusterFingerprintFailed
 from neardup.es.client import setup_index
-from neardup.es.documents import Incoming
 from neardup.es.indexing import IngestConfig, index_batch_in_pipeline
 from neardup.es.pipeline import FLAG_PIPELINE_ID, install_pipeline, pipeline_id
 from neardup.evaluation.sets import Doc
+from neardup.incoming.documents import Incoming
 from neardup.ingest.fingerprint import FingerprintConfig, Fingerprinter
 from neardup.mappings import schema
 from neardup.service import create_app

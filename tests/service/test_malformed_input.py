@@ -177,7 +177,7 @@ def test_deep_nesting_is_a_400_everywhere(api: FlaskClient, es: Elasticsearch, i
 
 
 def test_the_nesting_limit_is_100_levels() -> None:
-    from neardup.es.json_input import MAX_JSON_DEPTH, JSONRefused, decode_json
+    from neardup.incoming.json_input import MAX_JSON_DEPTH, JSONRefused, decode_json
 
     assert MAX_JSON_DEPTH == 100
     assert decode_json(_deep_arrays(100)) == json.loads(_deep_arrays(100))

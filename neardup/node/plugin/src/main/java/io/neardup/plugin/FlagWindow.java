@@ -18,7 +18,7 @@ import io.neardup.flag.Fingerprinted;
  *
  * <p>Why: a document is searchable only after the next refresh, and the documents of one bulk request run through
  * the pipeline concurrently, so a search alone misses a reprint sent a moment after (or beside) its original. The
- * Python service keeps the same kind of window ({@code neardup/es/recent.py}) and treats the batch's own documents
+ * Python service keeps the same kind of window ({@code neardup/recent/writes.py}) and treats the batch's own documents
  * as candidates; here every document is registered the moment it is fingerprinted, with a future of its
  * assignment, so a later document can wait (without blocking a thread) for the cluster of an earlier one that is
  * still searching.

@@ -4,7 +4,7 @@ Flagging asks Elasticsearch for a new document's candidates; a document written 
 searchable until the next refresh (every second by default, later under load). Instead of writing with
 ``refresh=wait_for`` (up to a refresh interval per request), each process remembers what it wrote in
 the last few seconds and offers those documents as candidates too. Processes of one host that share a
-:class:`~neardup.es.journal.Journal` (the service's workers do) also offer what the others wrote; what
+:class:`~neardup.recent.journal.Journal` (the service's workers do) also offer what the others wrote; what
 they cannot see is a write still in flight in another process, or one made on another machine:
 ``neardup reconcile`` covers those.
 

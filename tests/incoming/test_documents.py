@@ -1,4 +1,4 @@
-"""The one validation of client documents (:mod:`neardup.es.documents`), as the CLI and the service use it."""
+"""The one validation of client documents (:mod:`neardup.incoming.documents`), as the CLI and the service use it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from neardup.cli.offline import InputDoc, read_jsonl
 from neardup.errors import UsageError
-from neardup.es.documents import MAX_ID_BYTES, DocumentError, DocumentFields, record_text, validate_document
+from neardup.incoming.documents import MAX_ID_BYTES, DocumentError, DocumentFields, record_text, validate_document
 
 TEXT = DocumentFields()
 

@@ -6,7 +6,7 @@ it, whether it comes from a JSON-lines file (the CLI) or a request body (the ser
 >>> validate_document({"text": "x", "neardup.anything": "c"}, DocumentFields(), default_id="1")
 Traceback (most recent call last):
 ...
-neardup.es.documents.DocumentError: field 'neardup.anything' is reserved for neardup's own fields
+neardup.incoming.documents.DocumentError: field 'neardup.anything' is reserved for neardup's own fields
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def check_not_reserved(key: str) -> None:
     >>> check_not_reserved("neardup")
     Traceback (most recent call last):
     ...
-    neardup.es.documents.DocumentError: field 'neardup' is reserved for neardup's own fields
+    neardup.incoming.documents.DocumentError: field 'neardup' is reserved for neardup's own fields
     """
     if schema.is_reserved(key):
         raise DocumentError(f"field {key!r} is reserved for neardup's own fields")

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from neardup.config import Settings
-from neardup.es.journal import Journal, JournalError
-from neardup.es.recent import RecentWrites
 from neardup.mappings.schema import Stored
+from neardup.recent.journal import Journal, JournalError
+from neardup.recent.writes import RecentWrites
 from neardup.service.server import shared_journal
 
 

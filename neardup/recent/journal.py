@@ -1,6 +1,6 @@
 """A file the processes of one host share, so each sees the documents the others wrote moments ago.
 
-:class:`~neardup.es.recent.RecentWrites` remembers what *its* process wrote until a refresh makes it
+:class:`~neardup.recent.writes.RecentWrites` remembers what *its* process wrote until a refresh makes it
 searchable. The service runs several worker processes, and a near-duplicate that reaches another
 worker before the next refresh would not be found there. A journal is the shared part: every worker
 appends what it wrote, and before a lookup reads the rows the others appended since it last looked.
