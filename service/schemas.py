@@ -188,6 +188,9 @@ class SearchOut(Schema):
             "description": "matching documents; when hiding duplicates, distinct clusters and documents without one"
         }
     )
+    total_estimated = Boolean(
+        metadata={"description": "true when hiding duplicates among 40,000 matching clusters or more: an estimate"}
+    )
     hide_duplicates = Boolean()
     hits = List(Nested(HitOut))
 
@@ -215,6 +218,9 @@ class ClusterSummary(Schema):
 class ClustersOut(Schema):
     documents = Integer()
     clusters_total = Integer()
+    clusters_total_estimated = Boolean(
+        metadata={"description": "true when clusters_total is an estimate (40,000 clusters or more), off by up to ~1 %"}
+    )
     duplicates = Integer()
     clusters = List(Nested(ClusterSummary))
 

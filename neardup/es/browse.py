@@ -32,13 +32,26 @@ _MEMBER_FIELDS = tuple(
     )
 )
 
-__all__ = ["MAX_RESULT_WINDOW", "get_cluster", "list_clusters", "overview", "search"]
+__all__ = ["MAX_RESULT_WINDOW", "counted_clusters", "get_cluster", "list_clusters", "overview", "search"]
 
 #: how an index of text documents is searched and shown
 _TEXTS = Shown.of(None)
 #: the cardinality aggregation's threshold: below this many clusters its count is close to exact (an estimate all
 #: the same, which may be a few short at 10,000), above it the error grows
 _PRECISION = 40000
+
+
+def counted_clusters(aggregation: dict[str, Any]) -> tuple[int, bool]:
+    """A cardinality aggregation's count of clusters, and whether it is an estimate that may be off by more than a
+    few (a count at or above the aggregation's precision threshold, whose error grows past it to about 1 %).
+
+    >>> counted_clusters({"value": 39_999}), counted_clusters({"value": 40_000})
+    ((39999, False), (40000, True))
+    """
+    value = int(aggregation["value"])
+    return value, value >= _PRECISION
+
+
 _SNIPPET = 300
 #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
 MAX_RESULT_WINDOW = 10_000
@@ -106,13 +119,15 @@ def search(
     cluster: str | None = None,
     shown: Shown = _TEXTS,
 ) -> dict[str, Any]:
-    """``{"total", "hide_duplicates", "hits": [{"id", "score", "cluster", "duplicate_of", "duplicates_hidden",
-    "title", "text", "highlight"}]}``, hits in the order of ``_ORDER``; ``cluster`` keeps that cluster's members only,
-    ``shown`` says which fields are searched and shown (a record's, by its index's configuration).
+    """``{"total", "total_estimated", "hide_duplicates", "hits": [{"id", "score", "cluster", "duplicate_of",
+    "duplicates_hidden", "title", "text", "highlight"}]}``, hits in the order of ``_ORDER``; ``cluster`` keeps that
+    cluster's members only, ``shown`` says which fields are searched and shown (a record's, by its index's
+    configuration).
 
     With ``hide_duplicates`` one hit per cluster, and one per document without a cluster (not assigned yet:
     written by other clients, fingerprinted only, or waiting for a dedupe); ``duplicates_hidden`` counts the
-    cluster's other documents that matched too, and ``total`` counts clusters and such documents among the matches.
+    cluster's other documents that matched too, and ``total`` counts clusters and such documents among the matches
+    (``total_estimated`` when the clusters were too many to count exactly, see :func:`counted_clusters`).
     """
     query = _user_query(q, shown)
     if cluster is not None:
@@ -135,7 +150,12 @@ def search(
         track_total_hits=True,
     )
     hits = [_hit(h, 0, shown) for h in resp["hits"]["hits"]]
-    return {"total": int(resp["hits"]["total"]["value"]), "hide_duplicates": False, "hits": hits}
+    return {
+        "total": int(resp["hits"]["total"]["value"]),
+        "total_estimated": False,
+        "hide_duplicates": False,
+        "hits": hits,
+    }
 
 
 def _one_per_cluster(
@@ -173,7 +193,8 @@ def _one_per_cluster(
         source=False,
         track_total_hits=True,
     )
-    total = int(clustered["aggregations"]["clusters"]["value"]) + int(loose["hits"]["total"]["value"])
+    clusters, estimated = counted_clusters(clustered["aggregations"]["clusters"])
+    total = clusters + int(loose["hits"]["total"]["value"])
     parts = (clustered["hits"]["hits"], loose["hits"]["hits"])
     # each part is in _ORDER already, its ties in Elasticsearch's order: the merge keeps both
     merged = sorted(
@@ -182,7 +203,7 @@ def _one_per_cluster(
     )
     page = [parts[part][rank] for part, rank in merged[from_:depth]]
     if not page:
-        return {"total": total, "hide_duplicates": True, "hits": []}
+        return {"total": total, "total_estimated": estimated, "hide_duplicates": True, "hits": []}
     clusters = sorted({h["fields"][_CLUSTER][0] for h in page if h.get("fields", {}).get(_CLUSTER)})
     # the page's documents (each in its own index: behind an alias one id may be in several) with their highlights;
     # the aggregation counts what matched in each of their clusters, before the post filter leaves the page alone
@@ -214,7 +235,7 @@ def _one_per_cluster(
             continue
         key = (h.get("fields", {}).get(_CLUSTER) or [None])[0]
         hits.append(_hit({**got, "_score": h["_score"]}, max(0, matched.get(key, 1) - 1) if key else 0, shown))
-    return {"total": total, "hide_duplicates": True, "hits": hits}
+    return {"total": total, "total_estimated": estimated, "hide_duplicates": True, "hits": hits}
 
 
 def _sort_key(values: list[Any]) -> tuple[float, int, int]:
@@ -275,9 +296,11 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int, s
         )["hits"]["hits"]
         for h in found:
             titles.setdefault(h["_id"], shown.label(h.get("_source") or {}))
+    clusters_total, estimated = counted_clusters(resp["aggregations"]["all_clusters"])
     return {
         "documents": int(resp["hits"]["total"]["value"]),
-        "clusters_total": int(resp["aggregations"]["all_clusters"]["value"]),
+        "clusters_total": clusters_total,
+        "clusters_total_estimated": estimated,
         "duplicates": int(resp["aggregations"]["duplicates"]["doc_count"]),
         "clusters": [{"cluster": b["key"], "size": b["doc_count"], "title": titles.get(b["key"])} for b in buckets],
     }
@@ -399,9 +422,11 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
             for b in resp["aggregations"]["t"]["buckets"]
         ]
     duplicates = int(aggs["duplicates"]["doc_count"])
+    clusters, estimated = counted_clusters(aggs["clusters"])
     return {
         "documents": total,
-        "clusters": int(aggs["clusters"]["value"]),
+        "clusters": clusters,
+        "clusters_estimated": estimated,
         "duplicates": duplicates,
         "duplicate_share": duplicates / total if total else 0.0,
         "cluster_sizes": [{"size": s, "clusters": c} for s, c in sorted(by_size.items())],

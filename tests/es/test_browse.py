@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, helpers
 from flask.testing import FlaskClient
 
 from neardup.es.browse import search
@@ -68,7 +68,12 @@ def test_pages_of_hidden_duplicates_join_into_the_whole_list(es: Elasticsearch, 
     pages = [search(es, index_name, "", True, 2, start) for start in range(0, 8, 2)]
     assert [h["id"] for p in pages for h in p["hits"]] == [h["id"] for h in whole["hits"]]
     assert {p["total"] for p in pages} == {whole["total"]} == {6}
-    assert search(es, index_name, "", True, 0, 0) == {"total": 6, "hide_duplicates": True, "hits": []}
+    assert search(es, index_name, "", True, 0, 0) == {
+        "total": 6,
+        "total_estimated": False,
+        "hide_duplicates": True,
+        "hits": [],
+    }
 
 
 def test_hits_with_and_without_a_cluster_come_in_one_order_of_score(es: Elasticsearch, index_name: str) -> None:
@@ -128,3 +133,35 @@ def test_search_hits_a_text_longer_than_the_highlight_limit(es: Elasticsearch, e
         long_hit = next(h for h in found.json["hits"] if h["id"] == "long")
         assert "<em>国</em>" in "".join(long_hit["highlight"]["text"])
     es.indices.delete(index=index)
+
+
+def test_counts_of_40000_clusters_or_more_are_shown_as_estimates(
+    es: Elasticsearch, es_url: str, index_name: str
+) -> None:
+    """Clusters are counted by a cardinality aggregation, close to exact below its precision threshold of 40,000 and an
+    estimate from there on: the API says which, the pages say "about"."""
+    setup_index(es, index_name)
+    many = 40_500
+    helpers.bulk(
+        es,
+        ({"_index": index_name, "_id": f"d{k}", "_source": _member(f"d{k}", False, k % 60)} for k in range(many)),
+        chunk_size=5000,
+        refresh=True,
+    )
+    api: FlaskClient = create_app({"es_url": es_url}).test_client()
+    listed = api.get(f"/v1/indices/{index_name}/clusters?min_size=1&size=1").json
+    assert listed["clusters_total_estimated"] is True and abs(listed["clusters_total"] - many) < many // 50, listed
+    hidden = api.get(f"/v1/indices/{index_name}/search?q=新闻&hide_duplicates=true&size=1").json
+    assert hidden["total_estimated"] is True and abs(hidden["total"] - many) < many // 50, hidden
+    shown = api.get(f"/v1/indices/{index_name}/search?q=新闻&size=1").json
+    assert (shown["total"], shown["total_estimated"]) == (many, False)
+    pages = (f"/overview?index={index_name}", f"/clusters?index={index_name}", f"/?index={index_name}&q=新闻&hide=1")
+    for page in pages:
+        html = api.get(page).get_data(as_text=True)
+        assert "about " in html, page
+    # below the threshold: the count as it is, and no "about"
+    es.indices.delete(index=index_name)
+    _write(es, index_name, _DOCS)
+    listed = api.get(f"/v1/indices/{index_name}/clusters?min_size=1&size=1").json
+    assert (listed["clusters_total"], listed["clusters_total_estimated"]) == (3, False)
+    assert "about " not in api.get(f"/overview?index={index_name}").get_data(as_text=True)
