@@ -193,8 +193,8 @@ def _one_per_cluster(
         source=False,
         track_total_hits=True,
     )
-    clusters, estimated = counted_clusters(clustered["aggregations"]["clusters"])
-    total = clusters + int(loose["hits"]["total"]["value"])
+    distinct, estimated = counted_clusters(clustered["aggregations"]["clusters"])
+    total = distinct + int(loose["hits"]["total"]["value"])
     parts = (clustered["hits"]["hits"], loose["hits"]["hits"])
     # each part is in _ORDER already, its ties in Elasticsearch's order: the merge keeps both
     merged = sorted(
