@@ -6,10 +6,13 @@ import argparse
 import os
 import platform
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
 import psutil
+
+from neardup.ingest.fingerprint import FingerprintConfig, version_of
 
 
 def cpu_reference(samples: int = 20, steps: int = 200_000) -> tuple[float, float, float]:
@@ -27,12 +30,47 @@ def cpu_reference(samples: int = 20, steps: int = 200_000) -> tuple[float, float
     return statistics.median(rates), min(rates), max(rates)
 
 
+def cpu_model() -> str:
+    """The processor's name: Linux's ``/proc/cpuinfo`` "model name" (``platform.processor()`` is empty there)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def code_revision() -> str:
+    """The commit the bench ran from, ``+changes`` when the checkout had uncommitted changes to tracked files, so a
+    results file can be told stale against the code it measured; "not a git checkout" otherwise."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=10", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    if head.returncode != 0:
+        return "not a git checkout"
+    return head.stdout.strip() + (" +changes" if dirty.stdout.strip() else "")
+
+
 def describe() -> str:
     freq = psutil.cpu_freq()
     median, low, high = cpu_reference()
     return (
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.platform()}; "
-        f"Python {platform.python_version()}; {os.cpu_count()} CPUs ({platform.processor() or 'unknown'}"
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; code {code_revision()}, fingerprint version "
+        f"{version_of(FingerprintConfig())}; {platform.platform()}; "
+        f"Python {platform.python_version()}; {os.cpu_count()} CPUs ({cpu_model()}"
         f"{f', {freq.max:.0f} MHz' if freq and freq.max else ''}); "
         f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM; "
         f"CPU reference when written {median:.1f} M loop steps/s on one thread ({low:.1f}–{high:.1f}; "
