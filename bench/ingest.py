@@ -415,13 +415,7 @@ def main() -> None:
         "(Elasticsearch's default refresh, every second), refresh at the end counted. All rows in this one run: "
         "first every way once over "
         + (
-            "all the documents, not timed (the node still compiles code after a short warm-up"
-            + (
-                ")"
-                if news
-                else ": in an earlier run of the bench corpus warmed by 2,000 documents a way, at a CPU reference of "
-                "8.2 M loop steps/s, the flag pipeline's 3 rounds ranged from 1,980 to 2,554 documents/s)"
-            )
+            "all the documents, not timed (the node still compiles code after a short warm-up)"
             if warm_up >= len(docs)
             else f"the first {warm_up:,} documents, not timed (so no row meets a cold node; the node still compiles "
             "code after it)"

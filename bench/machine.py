@@ -64,11 +64,15 @@ def code_revision() -> str:
     return head.stdout.strip() + (" +changes" if dirty.stdout.strip() else "")
 
 
+#: the code a bench runs is the code of its start: a results file written at the end names that commit
+STARTED_AT = code_revision()
+
+
 def describe() -> str:
     freq = psutil.cpu_freq()
     median, low, high = cpu_reference()
     return (
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; code {code_revision()}, fingerprint version "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; code {STARTED_AT}, fingerprint version "
         f"{version_of(FingerprintConfig())}; {platform.platform()}; "
         f"Python {platform.python_version()}; {os.cpu_count()} CPUs ({cpu_model()}"
         f"{f', {freq.max:.0f} MHz' if freq and freq.max else ''}); "
