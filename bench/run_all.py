@@ -31,7 +31,7 @@ BENCHES: dict[str, str] = {
     "largest_request.md": "bench.largest_request",
     "ingest.md": "bench.ingest --docs 20000 --refresh-docs 100000 --rounds 3",
     "ingest_news.md": "bench.ingest --corpus news --rounds 5",
-    "scale.md": "bench.scale --docs 1000000 --ingest 50000 --flag-in-es",
+    "scale.md": "bench.scale --docs 1000000 --flag-in-es",
     "min_shared.md": "bench.min_shared --docs 1000000 --ingest 50000 --rounds 4 --round-docs 6000",
     "late_peers.md": "bench.late_peers --docs 1000000 --ingest 50000 --rounds 3",
     "key_width.md": "bench.key_width",
