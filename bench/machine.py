@@ -50,8 +50,8 @@ def code_revision() -> str:
         head = subprocess.run(
             ["git", "rev-parse", "--short=10", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10
         )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(  # results files are rewritten by the benches themselves: not a change of the code
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude)bench/results"],
             cwd=here,
             capture_output=True,
             text=True,

@@ -53,7 +53,7 @@ def command(results_file: str) -> str:
     """The command line that writes ``results_file``, as its ``Command:`` line gives it.
 
     >>> command("scale.md")
-    'python -m bench.scale --docs 1000000 --ingest 50000 --flag-in-es'
+    'python -m bench.scale --docs 1000000 --flag-in-es'
     """
     return f"python -m {BENCHES[results_file]}"
 
