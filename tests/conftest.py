@@ -1,14 +1,17 @@
 """One real Elasticsearch per test session.
 
-Chosen in this order: ``ES_URL`` if set; else a testcontainers Elasticsearch when a Docker engine
-answers; else the embedded runner (``neardup es start`` machinery) on a free port with a throw-away
-data directory. Its version is printed in the session header. Tests get a fresh index name each.
+Chosen in this order: ``ES_URL`` if set; else, where Java and Maven are installed, the embedded runner
+(``neardup es start`` machinery) on a free port with a throw-away data directory, which loads neardup's plugin
+so that every test runs; else a testcontainers Elasticsearch when a Docker engine answers (Elastic's image,
+without the plugin: its tests skip); else the embedded runner, which then says what it lacks. Its version is
+printed in the session header. Tests get a fresh index name each.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -68,8 +71,11 @@ def _start() -> ESHandle:
     url = os.environ.get("ES_URL")
     if url:
         return ESHandle(url, "ES_URL", _server_version(url), lambda: None)
-    if _docker_answers():
-        from testcontainers.elasticsearch import ElasticSearchContainer
+    if not (shutil.which("java") and shutil.which("mvn")) and _docker_answers():
+        try:  # where testcontainers 4.15 and later keep it; its old module warns, and warnings fail the session
+            from testcontainers.community.elasticsearch import ElasticSearchContainer
+        except ImportError:
+            from testcontainers.elasticsearch import ElasticSearchContainer  # type: ignore[no-redef]
 
         container = ElasticSearchContainer(f"docker.elastic.co/elasticsearch/elasticsearch:{esnode.ES_VERSION}")
         container.with_env("ES_JAVA_OPTS", "-Xms1g -Xmx1g").start()
