@@ -11,7 +11,7 @@ import click
 
 from neardup import node as esnode
 from neardup.config import Settings
-from neardup.es.client import make_client, setup_index
+from neardup.es.client import make_client, read_index_meta, setup_index, write_index_meta
 from neardup.es.indexing import IngestConfig, index_batch
 from neardup.evaluation.corpus import load_peoples_daily
 from neardup.evaluation.sets import news_set
@@ -26,6 +26,9 @@ __all__ = ["demo_cmd", "load_demo"]
 BATCH = 100
 #: the index the demo corpus is loaded into: the web page's default (``NEARDUP_UI_INDEX`` unset)
 DEMO_INDEX = Settings.ui_index
+#: the key of the demo index's ``_meta`` saying how far its load got: ``loading`` until the last batch is in, then
+#: ``loaded``; an index whose load was cut short is loaded again by ``--if-missing``, any other one kept
+LOAD_META = "demo_load"
 
 
 def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
@@ -33,6 +36,7 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
     client = make_client(settings)
     client.indices.delete(index=index, ignore_unavailable=True)
     setup_index(client, index)
+    write_index_meta(client, index, LOAD_META, "loading")
     docs = news_set(load_peoples_daily(), seed=7, groups=100, singles=200)
     fingerprinter = Fingerprinter.default()
     config = IngestConfig(refresh="true")
@@ -43,6 +47,7 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
         written += sum(1 for i in items if i.written)
         duplicates += sum(1 for i in items if i.duplicate_of)
         errors += sum(1 for i in items if not i.written)
+    write_index_meta(client, index, LOAD_META, "loaded")
     return {"index": index, "indexed": written, "duplicates": duplicates, "errors": errors}
 
 
@@ -54,7 +59,8 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
 @click.option(
     "--if-missing",
     is_flag=True,
-    help="Load the corpus only when the demo index does not exist yet (keep what was posted to it since).",
+    help="Load the corpus only when the demo index does not exist yet, or its load was cut short (keep what was "
+    "posted to it since).",
 )
 @click.option(
     "--es-url",
@@ -74,10 +80,14 @@ def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, if_missing: 
             info, _ = esnode.start(base.home, base.home / "es-data", port=es_port)
             url_of_es = info.url
         settings = Settings.from_env(es_url=url_of_es)
-        if if_missing and make_client(settings).indices.exists(index=DEMO_INDEX):
+        client = make_client(settings)
+        cut_short = read_index_meta(client, DEMO_INDEX, LOAD_META) == "loading"
+        if if_missing and client.indices.exists(index=DEMO_INDEX) and not cut_short:
             out = {"index": DEMO_INDEX}
             click.echo(f"Elasticsearch at {url_of_es}; {DEMO_INDEX} exists, kept as it is (--if-missing)")
         else:
+            if if_missing and cut_short:
+                click.echo(f"{DEMO_INDEX} exists, but its load was cut short: loading it again")
             out = load_demo(settings)
             click.echo(
                 f"Elasticsearch at {url_of_es}; indexed {out['indexed']} documents into "
