@@ -8,7 +8,8 @@ batches of 500 (the plugin's processor fingerprints and flags it inside Elastics
 reconciled (``neardup reconcile``). The ``cluster`` of every document (as the service answered it, as the pipeline
 stored it, as reconcile left it) is scored pairwise and compared with the offline clustering of the same documents.
 
-Run: ``python -m bench.service_eval`` (embedded Elasticsearch, or ``NEARDUP_ES_URL``)
+Run: ``python -m bench.service_eval`` (embedded Elasticsearch, or ``NEARDUP_ES_URL`` of a cluster with neardup's
+plugin)
 → bench/results/service_eval.md
 """
 
@@ -70,7 +71,7 @@ def _through_pipeline(
     """The clusters the flag pipeline stored for ``docs`` (bulk in batches of :data:`PIPELINE_BATCH`), those after a
     reconcile of the index, and the bulk's seconds."""
     setup_index(client, index)
-    pipeline = install_pipeline(client, flag=True)
+    pipeline = install_pipeline(client, flag=True)  # idempotent: put once more after main's first
     actions = ({"_index": index, "_id": d.id, "_source": {"title": d.title, "text": d.text}} for d in docs)
     start = time.perf_counter()
     helpers.bulk(client, actions, chunk_size=PIPELINE_BATCH, pipeline=pipeline)
@@ -89,6 +90,7 @@ def main() -> None:
     rows = []
     with elasticsearch(port=9278, heap="1g") as (url, es_label):
         api = create_app({"es_url": url}).test_client()
+        install_pipeline(api.application.extensions["neardup"].client, flag=True)  # no plugin: stop before any run
         for seed in SEEDS:
             docs = news_set(articles, seed=seed)
             index = f"bench-service-eval-{seed}"

@@ -9,7 +9,7 @@ from apiflask.fields import Boolean, Dict, Float, Integer, List, Nested, String
 from apiflask.validators import Length, OneOf, Range
 from marshmallow import ValidationError, validates_schema
 
-from neardup.es.browse import MAX_RESULT_WINDOW
+from neardup.es.browse import CLUSTER_COUNT_PRECISION, MAX_RESULT_WINDOW
 from neardup.ingest.records import MAX_WEIGHT, MODES, FieldSpec, RecordConfig
 from neardup.ingest.verify import VerifyConfig
 
@@ -189,7 +189,10 @@ class SearchOut(Schema):
         }
     )
     total_estimated = Boolean(
-        metadata={"description": "true when hiding duplicates among 40,000 matching clusters or more: an estimate"}
+        metadata={
+            "description": f"true when hiding duplicates among {CLUSTER_COUNT_PRECISION:,} matching clusters or more: "
+            "total is then an estimate"
+        }
     )
     hide_duplicates = Boolean()
     hits = List(Nested(HitOut))
@@ -219,7 +222,9 @@ class ClustersOut(Schema):
     documents = Integer()
     clusters_total = Integer()
     clusters_total_estimated = Boolean(
-        metadata={"description": "true when clusters_total is an estimate (40,000 clusters or more), off by up to ~1 %"}
+        metadata={
+            "description": f"true when clusters_total is an estimate ({CLUSTER_COUNT_PRECISION:,} clusters or more)"
+        }
     )
     duplicates = Integer()
     clusters = List(Nested(ClusterSummary))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from elasticsearch import Elasticsearch
 from neardup import node as esnode
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.records import RecordConfig
+from neardup.node.plugin_build import missing_build_tools
 from tests.indices import remove_indices
 from tests.nodes import new_node
 from tests.ports import free_node_port
@@ -71,7 +71,7 @@ def _start() -> ESHandle:
     url = os.environ.get("ES_URL")
     if url:
         return ESHandle(url, "ES_URL", _server_version(url), lambda: None)
-    if not (shutil.which("java") and shutil.which("mvn")) and _docker_answers():
+    if missing_build_tools() and _docker_answers():
         try:  # where testcontainers 4.15 and later keep it; its old module warns, and warnings fail the session
             from testcontainers.community.elasticsearch import ElasticSearchContainer
         except ImportError:

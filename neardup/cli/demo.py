@@ -35,8 +35,7 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
     """(Re)create ``index`` and ingest the demo corpus in batches, as a client of the service would."""
     client = make_client(settings)
     client.indices.delete(index=index, ignore_unavailable=True)
-    setup_index(client, index)
-    write_index_meta(client, index, LOAD_META, "loading")
+    setup_index(client, index, meta={LOAD_META: "loading"})  # marked from its creation: a load cut short shows
     docs = news_set(load_peoples_daily(), seed=7, groups=100, singles=200)
     fingerprinter = Fingerprinter.default()
     config = IngestConfig(refresh="true")
@@ -81,12 +80,12 @@ def demo_cmd(port: int, es_port: int, workers: int, no_serve: bool, if_missing: 
             url_of_es = info.url
         settings = Settings.from_env(es_url=url_of_es)
         client = make_client(settings)
-        cut_short = read_index_meta(client, DEMO_INDEX, LOAD_META) == "loading"
+        cut_short = if_missing and read_index_meta(client, DEMO_INDEX, LOAD_META) == "loading"
         if if_missing and client.indices.exists(index=DEMO_INDEX) and not cut_short:
             out = {"index": DEMO_INDEX}
             click.echo(f"Elasticsearch at {url_of_es}; {DEMO_INDEX} exists, kept as it is (--if-missing)")
         else:
-            if if_missing and cut_short:
+            if cut_short:
                 click.echo(f"{DEMO_INDEX} exists, but its load was cut short: loading it again")
             out = load_demo(settings)
             click.echo(

@@ -32,26 +32,21 @@ _MEMBER_FIELDS = tuple(
     )
 )
 
-__all__ = ["MAX_RESULT_WINDOW", "counted_clusters", "get_cluster", "list_clusters", "overview", "search"]
+__all__ = [
+    "CLUSTER_COUNT_PRECISION",
+    "MAX_RESULT_WINDOW",
+    "counted_clusters",
+    "get_cluster",
+    "list_clusters",
+    "overview",
+    "search",
+]
 
 #: how an index of text documents is searched and shown
 _TEXTS = Shown.of(None)
 #: the cardinality aggregation's threshold: below this many clusters its count is close to exact (an estimate all
 #: the same, which may be a few short at 10,000), above it the error grows
-_PRECISION = 40000
-
-
-def counted_clusters(aggregation: dict[str, Any]) -> tuple[int, bool]:
-    """A cardinality aggregation's count of clusters, and whether it is an estimate that may be off by more than a
-    few (a count at or above the aggregation's precision threshold, whose error grows past it to about 1 %).
-
-    >>> counted_clusters({"value": 39_999}), counted_clusters({"value": 40_000})
-    ((39999, False), (40000, True))
-    """
-    value = int(aggregation["value"])
-    return value, value >= _PRECISION
-
-
+CLUSTER_COUNT_PRECISION = 40000
 _SNIPPET = 300
 #: Elasticsearch's ``index.max_result_window`` (its default): ``from + size`` may not pass it
 MAX_RESULT_WINDOW = 10_000
@@ -60,6 +55,17 @@ MAX_RESULT_WINDOW = 10_000
 _ALIAS_COPIES = 10
 #: the most characters of a field Elasticsearch analyses to highlight it (its index limit is 1,000,000)
 MAX_ANALYZED_OFFSET = 999_999
+
+
+def counted_clusters(aggregation: dict[str, Any]) -> tuple[int, bool]:
+    """A cardinality aggregation's count of clusters, and whether it is an estimate that may be off by more than a
+    few (a count at or above the aggregation's precision threshold, past which its error grows).
+
+    >>> counted_clusters({"value": 39_999}), counted_clusters({"value": 40_000})
+    ((39999, False), (40000, True))
+    """
+    value = int(aggregation["value"])
+    return value, value >= CLUSTER_COUNT_PRECISION
 
 
 def _search(client: Elasticsearch, **body: Any) -> Any:
@@ -181,7 +187,7 @@ def _one_per_cluster(
         size=depth,
         source=False,
         track_total_hits=False,
-        aggs={"clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}}},
+        aggs={"clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": CLUSTER_COUNT_PRECISION}}},
     )
     loose = _search(
         client,
@@ -277,7 +283,7 @@ def list_clusters(client: Elasticsearch, index: str, min_size: int, size: int, s
                     "order": [{"_count": "desc"}, {"_key": "asc"}],
                 }
             },
-            "all_clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}},
+            "all_clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": CLUSTER_COUNT_PRECISION}},
             "duplicates": {"filter": {"term": {_IS_DUPLICATE: True}}},
         },
     )
@@ -391,7 +397,7 @@ def overview(client: Elasticsearch, index: str, max_clusters: int = 10000) -> di
         size=0,
         track_total_hits=True,
         aggs={
-            "clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": _PRECISION}},
+            "clusters": {"cardinality": {"field": _CLUSTER, "precision_threshold": CLUSTER_COUNT_PRECISION}},
             "duplicates": {"filter": {"term": {_IS_DUPLICATE: True}}},
             "span": {"stats": {"field": _INDEXED_AT}},
             "sizes": {"terms": {"field": _CLUSTER, "size": max_clusters, "min_doc_count": 1}},

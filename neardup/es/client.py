@@ -300,11 +300,12 @@ def make_client(settings: Settings) -> Elasticsearch:
     return Elasticsearch(es_hosts(settings.es_url), **kwargs)
 
 
-def setup_index(client: Elasticsearch, index: str) -> bool:
+def setup_index(client: Elasticsearch, index: str, meta: dict[str, Any] | None = None) -> bool:
     """Install the component + index template and create ``index`` if missing. Idempotent.
 
-    Returns True when the index was created now. On an existing index the neardup fields are added
-    to its mapping (a no-op when present), so a user's own index can be prepared too.
+    Returns True when the index was created now, with ``meta`` as its ``_meta.neardup`` from the first moment (what
+    :func:`write_index_meta` writes later). On an existing index the neardup fields are added to its mapping (a
+    no-op when present), so a user's own index can be prepared too; ``meta`` is then not written.
     """
     validate_index_name(index)
     try:
@@ -313,7 +314,7 @@ def setup_index(client: Elasticsearch, index: str) -> bool:
         if client.indices.exists(index=index):
             _add_missing_fields(client, index)
             return False
-        return create_index(client, index)
+        return create_index(client, index, None if meta is None else {"_meta": {schema.ROOT: meta}})
     except ESConnectionError as exc:
         raise ESUnavailable(location(client), type(exc).__name__) from exc
 

@@ -21,7 +21,7 @@ from neardup.errors import EmbeddedESError
 from .export import export
 from .versions import ES_VERSION
 
-__all__ = ["PLUGIN_SOURCE", "PluginBuild", "build_plugin"]
+__all__ = ["PLUGIN_SOURCE", "PluginBuild", "build_plugin", "missing_build_tools"]
 
 PLUGIN_SOURCE = Path(__file__).parent / "plugin"
 _EXPORT_SOURCE = Path(__file__).parent / "export"
@@ -88,9 +88,14 @@ def build_plugin(home: Path, run_tests: bool = False) -> PluginBuild:
     return build
 
 
+def missing_build_tools() -> list[str]:
+    """Which of the commands the plugin's build runs (``java``, ``mvn``) are not on the PATH."""
+    return [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+
+
 def _build(build: PluginBuild, run_tests: bool, marker: Path) -> None:
     mvn = shutil.which("mvn")
-    if mvn is None or shutil.which("java") is None:
+    if mvn is None or missing_build_tools():
         raise EmbeddedESError("building the neardup plugin needs Java 17+ and Maven (`apt-get install maven`)")
     build.directory.mkdir(parents=True, exist_ok=True)
     if not (build.data / ".complete").exists():

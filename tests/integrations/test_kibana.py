@@ -362,6 +362,11 @@ def test_compose_file_structure() -> None:
     from neardup.node import ES_VERSION
 
     assert es_image.endswith(":" + ES_VERSION) and services["kibana"]["image"].endswith(":" + ES_VERSION)
+    # Elasticsearch's image is built with the plugin, which installs only into the version it was built for
+    assert services["elasticsearch"]["build"]["args"]["ES_VERSION"] == ES_VERSION
+    es_dockerfile = (ROOT / services["elasticsearch"]["build"]["dockerfile"]).read_text(encoding="utf-8")
+    assert f"ARG ES_VERSION={ES_VERSION}\n" in es_dockerfile and "elasticsearch:${ES_VERSION}" in es_dockerfile
+    assert "elasticsearch-plugin install" in es_dockerfile
     dockerfile = (ROOT / "docker" / "Dockerfile").read_text(encoding="utf-8")
     assert "HEALTHCHECK" in dockerfile and '"neardup", "serve"' in dockerfile
     # the image installs neardup, and the objects with it (package data): the command needs no --file
