@@ -1,6 +1,6 @@
 """Where the CPU of ingest through the service goes, into an empty index and into one of 950,000 documents.
 
-The same run as the ingest half of :mod:`bench.scale` (``neardup serve`` with 2 workers writing through the
+The ingest half of :mod:`bench.scale` run the same way (``neardup serve`` with 2 workers writing through the
 cluster's ``neardup-flag`` pipeline, ``NEARDUP_FLAG_IN_ES=true``; batches of 500 from 2 client threads), with
 the node profiled by Java Flight Recorder (``jcmd JFR.start``, default settings) while each phase is written:
 

@@ -1,7 +1,8 @@
 """How each way of writing documents slows down once the index is large: Elasticsearch's own bulk next to neardup's.
 
-``scale.md`` measures the service writing 50,000 documents into an empty index and into one holding 950,000, and
-reports the second rate against the first. This bench asks the same of its peers, in one run on one node, so that
+``scale.md`` measures the service writing its ``--ingest`` documents into an empty index and into the index of a
+million holding all but those, and reports the second rate against the first. This bench asks the same of its peers
+(50,000 documents into an empty index and into one holding 950,000), in one run on one node, so that
 what a large index costs Elasticsearch itself is told apart from what it costs neardup's lookups:
 
 - plain bulk of the text alone (no neardup fields): Elasticsearch's own bulk;
