@@ -28,8 +28,8 @@ of their own (deleted after), so the first timed documents do not pay for a cold
 long: ``ingest_profile.md`` measured its JIT compilers at about a quarter of its CPU in the 50,000 documents after
 a 50,000-document warm-up, against a twentieth late; what compiling is left after 100,000 is not measured here.
 
-Run: ``python -m bench.scale`` → bench/results/scale.md (``--docs 100000 --out scale_100k.md`` for a quick run that
-leaves it as it is)
+Run: ``python -m bench.scale`` → bench/results/scale.md (``--docs 100000 --ingest 20000 --out scale_100k.md`` for a
+quick run that leaves it as it is)
 """
 
 from __future__ import annotations
@@ -322,6 +322,8 @@ def main() -> None:
     )
     out_option(parser, OUT)
     args = parser.parse_args()
+    if args.docs < 2 * args.ingest:  # the early and the late documents are two different slices of the corpus
+        parser.error(f"--docs must be at least twice --ingest ({args.ingest:,})")
     n, ingest = args.docs, args.ingest
     command = f"python -m bench.scale --docs {n}" + (
         f" --ingest {ingest}" if ingest != parser.get_default("ingest") else ""
