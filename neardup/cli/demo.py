@@ -35,7 +35,7 @@ def load_demo(settings: Settings, index: str = DEMO_INDEX) -> dict[str, Any]:
     """(Re)create ``index`` and ingest the demo corpus in batches, as a client of the service would."""
     client = make_client(settings)
     client.indices.delete(index=index, ignore_unavailable=True)
-    setup_index(client, index, meta={LOAD_META: "loading"})  # marked from its creation: a load cut short shows
+    setup_index(client, index, meta={LOAD_META: "loading"})  # marked from its creation: no moment leaves it unmarked
     docs = news_set(load_peoples_daily(), seed=7, groups=100, singles=200)
     fingerprinter = Fingerprinter.default()
     config = IngestConfig(refresh="true")
