@@ -7,13 +7,15 @@ One job that writes an index's assignments (a dedupe or a reconcile) runs on an 
 process or command started it: a job first takes a lock, a document ``lock-assignments-<index>`` in the same index
 created with ``op_type=create`` (so exactly one of two gets it). Its heartbeat keeps the lock fresh; it is deleted
 when the job ends, and a lock whose job ended or whose worker stopped beating for ``LOST_AFTER_SECONDS`` is taken
-over. Every change of a lock is conditional on its sequence number (``if_seq_no``), so a job never renews or deletes
-a lock another job took over (and no scripting is needed); a job that finds its lock taken over stops at its next
-progress step (:class:`JobLockLost`)."""
+over, at once when its worker ran on this machine (in this PID namespace) and that process is gone (a command
+killed, then run again). Every change of a lock is conditional on its sequence number (``if_seq_no``), so a job
+never renews or deletes a lock another job took over (and no scripting is needed); a job that finds its lock taken
+over stops at its next progress step (:class:`JobLockLost`)."""
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import psutil
 from elasticsearch import ApiError, ConflictError, Elasticsearch, NotFoundError, TransportError
 
 from neardup.errors import NeardupError
@@ -123,11 +126,46 @@ def _lock_id(kind: str, index: str) -> str:
     return f"lock-{_LOCKS.get(kind, kind)}-{index}"
 
 
+def _process_identity() -> dict[str, Any] | None:
+    """This process as a lock names its holder: its pid and start time, and the Linux boot and PID namespace in which
+    that pid means this process (another machine, or a container of its own, has other ones); None where there are no
+    such (not Linux), and a lock then expires by its heartbeat alone."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
+            boot_id = boot.read().strip()
+        namespace = os.stat("/proc/self/ns/pid")
+        started = psutil.Process().create_time()
+    except (OSError, psutil.Error):
+        return None
+    return {"boot": boot_id, "pid_ns": f"{namespace.st_dev}:{namespace.st_ino}", "pid": os.getpid(), "started": started}
+
+
+def _holder_gone(lock: dict[str, Any]) -> bool:
+    """Did the lock's holder run on this machine, in this PID namespace, in a process that no longer runs (killed,
+    or its pid now another process's)? False whenever that cannot be told."""
+    holder, here = lock.get("holder"), _process_identity()
+    if not isinstance(holder, dict) or here is None:
+        return False
+    if holder.get("boot") != here["boot"] or holder.get("pid_ns") != here["pid_ns"]:
+        return False
+    try:
+        process = psutil.Process(int(holder["pid"]))
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return True  # killed, not yet reaped by its parent
+        return bool(abs(process.create_time() - float(holder["started"])) > 0.5)
+    except psutil.NoSuchProcess:
+        return True
+    except (psutil.Error, KeyError, TypeError, ValueError):
+        return False
+
+
 def _lock_alive(client: Elasticsearch, lock: dict[str, Any]) -> bool:
-    """The lock's job still runs: it beat within ``LOST_AFTER_SECONDS`` and its record (once written)
-    says running."""
+    """The lock's job still runs: it beat within ``LOST_AFTER_SECONDS``, its process is not known to be gone
+    (:func:`_holder_gone`) and its record (once written) says running."""
     beat = _parse_time(lock.get("heartbeat_at"))
     if beat is None or (datetime.now(UTC) - beat).total_seconds() > LOST_AFTER_SECONDS:
+        return False
+    if _holder_gone(lock):
         return False
     job_id = lock.get("job")
     if not isinstance(job_id, str):
@@ -139,12 +177,44 @@ def _lock_alive(client: Elasticsearch, lock: dict[str, Any]) -> bool:
     return isinstance(job, dict) and job.get("state") == "running"
 
 
+def _record_gone(client: Elasticsearch, job_id: str) -> None:
+    """Record a running job whose process is gone as failed, at once rather than ``lost`` once its heartbeat is old
+    (best effort: a record left running reads ``lost`` then)."""
+    gone = {
+        "state": "failed",
+        "finished_at": _now(),
+        "error": {
+            "type": "WorkerLost",
+            "message": "its process is gone (killed); its lock was taken over by a new job",
+        },
+    }
+    try:
+        job = client.get(index=JOBS_INDEX, id=job_id)
+        if job["_source"].get("state") == "running":
+            client.index(
+                index=JOBS_INDEX,
+                id=job_id,
+                document={**job["_source"], **gone},
+                if_seq_no=job["_seq_no"],
+                if_primary_term=job["_primary_term"],
+            )
+    except (TransportError, ApiError) as exc:
+        _LOG.warning("job %s: not recorded as gone: %s", job_id, exc)
+
+
 def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
     """Take the (index, kind) lock for ``job_id``, or raise :class:`JobRunning` naming its holder."""
     lock_id = _lock_id(kind, index)
     holder, holder_kind = "?", kind
     for _ in range(5):
-        body = {"lock": True, "kind": kind, "index": index, "job": job_id, "heartbeat_at": _now()}
+        body = {
+            "lock": True,
+            "kind": kind,
+            "index": index,
+            "job": job_id,
+            "heartbeat_at": _now(),
+            "holder": _process_identity(),
+        }
         try:
             client.create(index=JOBS_INDEX, id=lock_id, document=body)
             return
@@ -169,6 +239,8 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
                 if_primary_term=held["_primary_term"],
             )
             _LOG.warning("%s on %s: took over the lock of job %s (ended or its worker is gone)", kind, index, holder)
+            if _holder_gone(lock):
+                _record_gone(client, holder)
             return
         except ConflictError:
             continue

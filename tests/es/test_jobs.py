@@ -4,6 +4,10 @@ work ends."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -40,6 +44,61 @@ def test_a_failing_command_job_raises_its_error_after_recording_it(es: Elasticse
     with pytest.raises(ValueError, match="bad input"):
         run_job(es, "reconcile", index_name, failing)
     assert _recorded(es, index_name) == [("reconcile", "failed", "bad input")]
+
+
+#: a command holding an index's dedupe lock until it is killed: prints its job's id once the work runs
+_HOLDER = """
+import sys, time
+from elasticsearch import Elasticsearch
+from neardup.es.jobs import run_job
+
+def work(progress):
+    print("running", flush=True)
+    time.sleep(300)
+    return {}
+
+run_job(Elasticsearch(sys.argv[1]), "dedupe", sys.argv[2], work)
+"""
+
+
+def test_a_command_killed_holding_a_lock_frees_it_at_once_on_its_machine(
+    es_url: str, es: Elasticsearch, index_name: str
+) -> None:
+    """``kill -9`` of a dedupe, then the same dedupe again (what resuming an interrupted dedupe is): the lock of a
+    process gone from this machine is taken over at once, not after the heartbeat's 60 s; while it runs, refused."""
+    command = [sys.executable, "-c", _HOLDER, es_url, index_name]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "running"
+            with pytest.raises(JobRunning, match="a dedupe job is already running"):
+                run_job(es, "dedupe", index_name, lambda progress: {})
+        finally:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(timeout=30)
+    assert run_job(es, "dedupe", index_name, lambda progress: {"resumed": True}) == {"resumed": True}
+    recorded = _recorded(es, index_name)
+    assert recorded[0][:2] == ("dedupe", "done") and recorded[1][:2] == ("dedupe", "failed"), recorded
+    assert "its process is gone" in recorded[1][2]
+
+
+def test_a_lock_held_on_another_machine_waits_for_its_heartbeat(es: Elasticsearch, index_name: str) -> None:
+    """A holder's pid means nothing here when it ran elsewhere (another boot, another PID namespace): its lock stands
+    while its heartbeat is fresh, whatever runs here under that pid."""
+    run_job(es, "dedupe", index_name, lambda progress: {})  # neardup's jobs index, as a job makes it
+    lock = {
+        "lock": True,
+        "kind": "dedupe",
+        "index": index_name,
+        "job": "f" * 32,
+        "heartbeat_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "holder": {"boot": "another-machine", "pid_ns": "4:1", "pid": 999_999_999, "started": 1.0},
+    }
+    es.index(index=JOBS_INDEX, id=f"lock-assignments-{index_name}", document=lock, refresh=True)
+    try:
+        with pytest.raises(JobRunning):
+            run_job(es, "reconcile", index_name, lambda progress: {})
+    finally:
+        es.delete(index=JOBS_INDEX, id=f"lock-assignments-{index_name}", refresh=True)
 
 
 def test_dedupe_and_reconcile_exclude_each_other(es: Elasticsearch, index_name: str) -> None:
