@@ -146,6 +146,16 @@ def bulk_in_threads(
 WRITTEN = ("created", "updated")
 
 
+def stored_clusters(client: Elasticsearch, index: str, ids: Sequence[str]) -> list[str | None]:
+    """The ``neardup.cluster`` each of ``ids`` is stored with, in their order (None: none, or no such document), by
+    real-time reads of 5,000 ids at a time."""
+    out: list[str | None] = []
+    for k in range(0, len(ids), 5000):
+        resp = client.mget(index=index, ids=list(ids[k : k + 5000]), source=[schema.path(schema.CLUSTER)])
+        out += [((d.get("_source") or {}).get(schema.ROOT) or {}).get(schema.CLUSTER) for d in resp["docs"]]
+    return out
+
+
 def unwritten(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The service's answers that say a document was not written (refused, or undone with its batch)."""
     return [i for i in items if i.get("status") not in WRITTEN]

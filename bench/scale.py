@@ -55,6 +55,7 @@ from bench.harness import (
     post_in_threads,
     segments_during,
     serve,
+    stored_clusters,
     stored_document,
     time_methods,
     unwritten,
@@ -70,7 +71,6 @@ from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter, Record
 from neardup.ingest.pool import FingerprintPool
 from neardup.ingest.verify import VerifyConfig
-from neardup.mappings import schema
 
 #: the results file in bench/results unless --out names another
 OUT = "scale.md"
@@ -127,14 +127,6 @@ def _service_ingest(
         client, INDEX, lambda: post_in_threads(served, INDEX, docs, BATCH, 2, retried=RETRIED)
     )
     return seconds, rss, items, mean, most
-
-
-def _stored_clusters(client: Elasticsearch, ids: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for k in range(0, len(ids), 5000):
-        resp = client.mget(index=INDEX, ids=list(ids[k : k + 5000]), source=[schema.path(schema.CLUSTER)])
-        out += [str(((d.get("_source") or {}).get(schema.ROOT) or {}).get(schema.CLUSTER)) for d in resp["docs"]]
-    return out
 
 
 def _warm_up(client: Elasticsearch, served: Served, docs: Sequence[Doc]) -> None:
@@ -365,7 +357,7 @@ def main() -> None:
         offline_scores = pairwise_scores(truth, offline.cluster.tolist())
         client.indices.refresh(index=INDEX)
         reconcile(client, INDEX, Fingerprinter.default().version)
-        reconciled = _stored_clusters(client, [d.id for d in docs[:ingest]])
+        reconciled = [str(c) for c in stored_clusters(client, INDEX, [d.id for d in docs[:ingest]])]
         reconciled_scores = pairwise_scores(truth, reconciled)
         loaded = ingest
         load_s = _bulk_vectors_only(client, records, docs, 0, ingest)

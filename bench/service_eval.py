@@ -21,7 +21,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
 
-from bench.harness import elasticsearch
+from bench.harness import elasticsearch, stored_clusters
 from bench.machine import RESULTS, describe, no_options, write_results
 from neardup.es.batch import reconcile
 from neardup.es.client import setup_index
@@ -32,7 +32,6 @@ from neardup.evaluation.sets import Doc, news_set
 from neardup.ingest.cluster import cluster_records
 from neardup.ingest.fingerprint import Fingerprinter
 from neardup.ingest.verify import VerifyConfig
-from neardup.mappings import schema
 from neardup.service import create_app
 
 OUT = RESULTS / "service_eval.md"
@@ -57,8 +56,7 @@ def _ingest(api: Any, index: str, docs: list[Doc]) -> dict[str, str]:
 
 
 def _stored_clusters(client: Elasticsearch, index: str, docs: list[Doc]) -> list[str]:
-    resp = client.mget(index=index, ids=[d.id for d in docs], source=[schema.path(schema.CLUSTER)])
-    clusters = [((d.get("_source") or {}).get(schema.ROOT) or {}).get(schema.CLUSTER) for d in resp["docs"]]
+    clusters = stored_clusters(client, index, [d.id for d in docs])
     missing = sum(1 for c in clusters if c is None)
     if missing:
         raise SystemExit(f"{missing} documents of {index} hold no cluster")
