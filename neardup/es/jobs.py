@@ -140,10 +140,10 @@ def _process_identity() -> dict[str, Any] | None:
     return {"boot": boot_id, "pid_ns": f"{namespace.st_dev}:{namespace.st_ino}", "pid": os.getpid(), "started": started}
 
 
-def _holder_gone(lock: dict[str, Any]) -> bool:
-    """Did the lock's holder run on this machine, in this PID namespace, in a process that no longer runs (killed,
-    or its pid now another process's)? False whenever that cannot be told."""
-    holder, here = lock.get("holder"), _process_identity()
+def _holder_gone(lock: dict[str, Any], here: dict[str, Any] | None) -> bool:
+    """Did the lock's holder run on this machine, in this PID namespace (``here``: :func:`_process_identity`), in a
+    process that no longer runs (killed, or its pid now another process's)? False whenever that cannot be told."""
+    holder = lock.get("holder")
     if not isinstance(holder, dict) or here is None:
         return False
     if holder.get("boot") != here["boot"] or holder.get("pid_ns") != here["pid_ns"]:
@@ -160,12 +160,10 @@ def _holder_gone(lock: dict[str, Any]) -> bool:
 
 
 def _lock_alive(client: Elasticsearch, lock: dict[str, Any]) -> bool:
-    """The lock's job still runs: it beat within ``LOST_AFTER_SECONDS``, its process is not known to be gone
-    (:func:`_holder_gone`) and its record (once written) says running."""
+    """The lock's job still runs, as far as its heartbeat and record tell: it beat within ``LOST_AFTER_SECONDS`` and
+    its record (once written) says running."""
     beat = _parse_time(lock.get("heartbeat_at"))
     if beat is None or (datetime.now(UTC) - beat).total_seconds() > LOST_AFTER_SECONDS:
-        return False
-    if _holder_gone(lock):
         return False
     job_id = lock.get("job")
     if not isinstance(job_id, str):
@@ -206,15 +204,9 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
     """Take the (index, kind) lock for ``job_id``, or raise :class:`JobRunning` naming its holder."""
     lock_id = _lock_id(kind, index)
     holder, holder_kind = "?", kind
+    here = _process_identity()
     for _ in range(5):
-        body = {
-            "lock": True,
-            "kind": kind,
-            "index": index,
-            "job": job_id,
-            "heartbeat_at": _now(),
-            "holder": _process_identity(),
-        }
+        body = {"lock": True, "kind": kind, "index": index, "job": job_id, "heartbeat_at": _now(), "holder": here}
         try:
             client.create(index=JOBS_INDEX, id=lock_id, document=body)
             return
@@ -228,7 +220,8 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
         if lock.get("job") == job_id:
             return  # its own: the client sent the create again after a first that was carried out unanswered
         holder, holder_kind = str(lock.get("job")), str(lock.get("kind") or kind)
-        if _lock_alive(client, lock):
+        gone = _holder_gone(lock, here)  # killed on this machine: no need to wait for its heartbeat to age
+        if not gone and _lock_alive(client, lock):
             raise JobRunning(holder_kind, index, holder)
         try:  # its job ended or its worker died: take the lock over, unless someone else did first
             client.index(
@@ -239,7 +232,7 @@ def _acquire(client: Elasticsearch, kind: str, index: str, job_id: str) -> None:
                 if_primary_term=held["_primary_term"],
             )
             _LOG.warning("%s on %s: took over the lock of job %s (ended or its worker is gone)", kind, index, holder)
-            if _holder_gone(lock):
+            if gone:
                 _record_gone(client, holder)
             return
         except ConflictError:
